@@ -74,12 +74,19 @@ def exp_interval(q, prec=_PREC):
     return lo, hi
 
 
+def _log_estimate(x):
+    """A float within a few ulps of ln(x) (the start of the certified search)."""
+    if Fraction(1, 10**300) < x < 10**300:
+        return math.log(float(x))
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
 def log_up(x):
     """A float f >= ln(x) (x > 0 rational or float), within a few ulps of ln(x)."""
     x = _as_fraction(x, "x")
     if x <= 0:
         raise ValueError(f"x must be > 0, got {x}")
-    f = math.log(x.numerator) - math.log(x.denominator) if x.denominator > 1 else math.log(x.numerator)
+    f = _log_estimate(x)
     while True:
         lo, _ = exp_interval(Fraction(f))
         if lo >= x:
@@ -92,7 +99,7 @@ def log_down(x):
     x = _as_fraction(x, "x")
     if x <= 0:
         raise ValueError(f"x must be > 0, got {x}")
-    f = math.log(x.numerator) - math.log(x.denominator) if x.denominator > 1 else math.log(x.numerator)
+    f = _log_estimate(x)
     while True:
         _, hi = exp_interval(Fraction(f))
         if hi <= x:
