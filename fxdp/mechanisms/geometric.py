@@ -1,0 +1,126 @@
+"""The geometric mechanism (seed 004): two-sided geometric (discrete Laplace) noise,
+saturating at bounds; scalar (absolute metric) or vector (L1 metric) input."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ..conservative import div_up
+from ..samplers import reference as ref
+from ..samplers.bounded import make_bounded_laplace_table
+from ..validate import check_int, check_rational
+from .base import Mechanism
+
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+U32_MAX = (1 << 32) - 1
+
+
+def realize_scale(scale):
+    """(s, t) with t/s >= scale, s, t in [1, 2^32 - 1]: exact when scale = t/s fits,
+    else s = 2^m (largest m <= 31 keeping t < 2^32) and t = ceil(scale * 2^m).
+    Rounding the scale up only adds noise: epsilon never grows."""
+    if scale.denominator <= U32_MAX and 1 <= scale.numerator <= U32_MAX:
+        return scale.denominator, scale.numerator
+    if scale > U32_MAX:
+        raise ValueError(f"scale must be <= {U32_MAX}, got {float(scale)}")
+    for m in range(31, -1, -1):
+        t = math.ceil(scale * (1 << m))
+        if t <= U32_MAX:
+            return 1 << m, t
+    raise AssertionError("unreachable")
+
+
+class Geometric(Mechanism):
+    """Adds discrete Laplace noise with P(z) ∝ exp(-|z|/scale) and saturates at bounds.
+
+    * lazy form: z = discrete_laplace(s, t) (CKS 2020, exact); y = clamp(x + z, lo, hi),
+      computed without overflow.  Any int64 input.
+    * constant-time form: noise from the proved integer-weight table of
+      ``make_bounded_laplace_table(scale, bounds, bounds)`` (one 32-bit draw,
+      full scan); the input is first clamped to the bounds; y = clamp(x + J, lo, hi).
+      Needs finite, narrow bounds (table size 2(hi - lo) + 1).
+    scale = 0 releases x clamped to the bounds, with an infinite privacy map (as the seed).
+    """
+    kind = "geometric"
+
+    def __init__(self, scale, bounds=None, constant_time=False, vector=False, bits=32):
+        self.scale = check_rational("scale", scale, 0)
+        if not isinstance(constant_time, bool):
+            raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
+        if not isinstance(vector, bool):
+            raise ValueError(f"vector must be a bool, got {vector!r}")
+        if bounds is None:
+            if constant_time:
+                raise ValueError("bounds are required in constant-time mode (the weight table spans them)")
+            lo, hi = I64_MIN, I64_MAX
+        else:
+            if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+                raise ValueError(f"bounds must be a pair (lower, upper), got {bounds!r}")
+            lo = check_int("bounds[0] (lower)", bounds[0], I64_MIN, I64_MAX)
+            hi = check_int("bounds[1] (upper)", bounds[1], I64_MIN, I64_MAX)
+            if lo > hi:
+                raise ValueError(f"bounds: lower may not be greater than upper, got {bounds!r}")
+        self.bounds = (lo, hi)
+        self.constant_time, self.vector = constant_time, vector
+        self.bits = check_int("bits", bits, 8, 32)
+        self._args = {"scale": scale, "bounds": None if bounds is None else [lo, hi],
+                      "constant_time": constant_time, "vector": vector, "bits": self.bits}
+        self.s = self.t = 0
+        self.table = None
+        if self.scale > 0:
+            self.s, self.t = realize_scale(self.scale)
+            self.scale_realized = Fraction(self.t, self.s)
+            if constant_time:
+                self.table = make_bounded_laplace_table(self.scale_realized, self.bounds, self.bounds, k=self.bits)
+        else:
+            self.scale_realized = Fraction(0)
+
+    input_domain = property(lambda self: "VectorDomain(AtomDomain(i64))" if self.vector else "AtomDomain(i64)")
+    output_domain = input_domain
+    input_metric = property(lambda self: "L1Distance(i64)" if self.vector else "AbsoluteDistance(i64)")
+
+    def privacy_map(self, d_in):
+        d_in = check_int("d_in", d_in, 0)
+        if d_in == 0:
+            return 0.0
+        if self.scale == 0:
+            return math.inf
+        return div_up(d_in, self.scale_realized)
+
+    def config(self):
+        return dict(self._args)
+
+    def realized(self):
+        out = {"scale": self.scale_realized, "s": self.s, "t": self.t, "bounds": self.bounds}
+        if self.table is not None:
+            out.update(table_width=self.table.width, table_k=self.table.k,
+                       table_epsilon=self.table.epsilon_realized)
+        return out
+
+    def check_input(self, x):
+        if self.vector:
+            try:
+                return [check_int("x[i]", v, I64_MIN, I64_MAX) for v in x]
+            except TypeError:
+                raise ValueError("x must be a sequence of int64 values (vector=True)") from None
+        return check_int("x", x, I64_MIN, I64_MAX)
+
+    def release(self, src, x):
+        if self.vector:
+            return [self.release_one(src, v) for v in x]
+        return self.release_one(src, x)
+
+    def release_one(self, src, x):
+        lo, hi = self.bounds
+        if self.scale == 0:
+            return ref.clamp(x, lo, hi)
+        if self.table is not None:
+            xc = ref.clamp(x, lo, hi)
+            j = ref.table_sample_ct(src, self.table.thresholds, self.table.k) - self.table.width
+            return ref.clamp(xc + j, lo, hi)
+        return ref.clamp(x + ref.discrete_laplace(src, self.s, self.t), lo, hi)
+
+
+def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32):
+    """Geometric mechanism: scale >= 0, bounds (lower, upper) or None for the int64 range."""
+    return Geometric(scale, bounds, constant_time, vector, bits)
