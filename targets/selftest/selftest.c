@@ -2,9 +2,14 @@
  * Strict C99, freestanding. Exercises 32- and 64-bit arithmetic that needs
  * libgcc helpers on small cores (64-bit multiply/divide/shift, 32-bit divide
  * on cores without a divider), prints known lines, measures three count
- * regions (loop(N), loop(N), loop(2N)) and exits with status 3. */
+ * regions (loop(N), loop(N), loop(2N)) and exits with status 3.
+ * -DSELFTEST_N=... sets N; -DSELFTEST_HANG makes it loop forever. */
 #include <stdint.h>
 #include "fxdp_port.h"
+
+#ifndef SELFTEST_N
+#define SELFTEST_N 100
+#endif
 
 /* volatile: keep the compiler from folding the arithmetic at compile time. */
 static volatile uint32_t seed = UINT32_C(0x12345678);
@@ -53,12 +58,16 @@ int main(void)
     put_hex("div32", s / UINT32_C(7));
     put_hex("mod32", s % UINT32_C(1000));
 
+#ifdef SELFTEST_HANG
+    for (;;)
+        seed++;
+#endif
     port_mark();
-    r1 = lcg_loop(100);
+    r1 = lcg_loop(SELFTEST_N);
     port_mark();
-    r2 = lcg_loop(100);
+    r2 = lcg_loop(SELFTEST_N);
     port_mark();
-    r3 = lcg_loop(200);
+    r3 = lcg_loop(2 * SELFTEST_N);
     port_mark();
     put_hex("lcg", (uint64_t)r1 << 32 | (r2 ^ r3));
     port_puts("selftest end\n");

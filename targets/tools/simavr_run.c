@@ -5,7 +5,9 @@
  * The firmware (targets/port/avr-atmega328p) writes output bytes to GPIOR0,
  * marks to GPIOR1 and its exit code to GPIOR2, then sleeps with interrupts
  * off, which stops simavr. Output bytes go to stdout. RESULT_FILE receives
- * "exit N" (N = -1 if the firmware never exited), "state done|crashed",
+ * "exit N" (N = -1 if the firmware never exited), "state done|crashed|reset"
+ * (reset: the program jumped to address 0, which on an AVR silently
+ * restarts it),
  * "total CYCLES" and then one line per count
  * region: the cycles between consecutive GPIOR1 writes (the callback runs
  * during the `out`, before its cycle is added, so every mark sees the same
@@ -92,9 +94,11 @@ int main(int argc, char **argv)
     avr_register_io_write(avr, GPIOR1, on_mark, NULL);
     avr_register_io_write(avr, GPIOR2, on_exit_code, NULL);
 
+    /* Line-buffered: output up to a hang survives the runner's timeout kill. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     do
         state = avr_run(avr);
-    while (state != cpu_Done && state != cpu_Crashed);
+    while (state != cpu_Done && state != cpu_Crashed && avr->pc != 0);
     fflush(stdout);
 
     res = fopen(argv[4], "w");
@@ -103,7 +107,7 @@ int main(int argc, char **argv)
         return 2;
     }
     fprintf(res, "exit %d\nstate %s\ntotal %llu\n", exit_code,
-            state == cpu_Done ? "done" : "crashed",
+            state == cpu_Done ? "done" : state == cpu_Crashed ? "crashed" : "reset",
             (unsigned long long)avr->cycle);
     for (i = 0; i + 1 < n_marks; i++)
         fprintf(res, "%llu\n", counts[i]);

@@ -16,6 +16,10 @@
 #define FXDP_MARK() ((void)0)
 #endif
 
+/* Line-buffered even into a pipe, so that the output before a hang or crash
+ * reaches the runner. */
+__attribute__((constructor)) static void line_buffered(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
 void port_init(void) {}
 
 void port_puts(const char *s) { fputs(s, stdout); }
