@@ -54,9 +54,19 @@ class TargetTimeout(TargetError):
 
 
 def targets_dir() -> Path:
-    """Directory holding the target descriptions (``FXDP_TARGETS_DIR`` overrides)."""
+    """Directory holding the target descriptions: ``$FXDP_TARGETS_DIR``, else
+    the source checkout's targets/ next to fxdp/, else a targets/ in the
+    current directory or a parent (fxdp installed non-editable, run from the
+    repository, as in CI)."""
     env = os.environ.get("FXDP_TARGETS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "targets"
+    if env:
+        return Path(env)
+    cwd = Path.cwd().resolve()
+    for base in (Path(__file__).resolve().parent.parent, cwd, *cwd.parents):
+        if (base / "targets" / "host.toml").is_file():
+            return base / "targets"
+    raise TargetError("cannot find the targets/ directory of the fxdp repository;"
+                      " set FXDP_TARGETS_DIR")
 
 
 def _cache_dir() -> Path:
@@ -368,3 +378,10 @@ def run(target: str | Target, elf: str | os.PathLike, timeout: float = 60.0,
                     tot = [ln for ln in f.read_text().splitlines() if ln.startswith("totals:")]
                     counts.append(int(tot[0].split()[1]) if tot else 0)
         return RunResult(lines=lines, exit_code=exit_code, region_counts=counts, stderr=stderr)
+
+
+if __name__ == "__main__":
+    # python -m fxdp.targets: list the targets and whether their tools are installed.
+    for _t in list_targets():
+        _ok, _why = _t.available()
+        print(f"{_t.name:16} {'ok' if _ok else _why:8}  {_t.description}")
