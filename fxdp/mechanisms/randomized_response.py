@@ -123,7 +123,7 @@ class RandomizedResponse(Mechanism):
                 raise ValueError(
                     f"prob={prob!r} lies within t/2^bits of 1/t = 1/{t}; at bits={self.bits} the nearest "
                     f"realizable probability {Fraction(w0, two_k)} has a larger epsilon; use prob >= "
-                    f"{float(Fraction(w0, two_k))} or more bits")
+                    f"{float(Fraction(w0, two_k))}" + (" or more bits" if self.bits < 32 else ""))
         self.w0, self.w = w0, w
         self.p_realized = Fraction(w0, two_k)
         self._eps = 0.0 if w0 == w else log_up(Fraction(w0, w))
