@@ -1,0 +1,137 @@
+"""One TOML schema for every mechanism, shared by the Python API and the command line.
+
+    [mechanism]
+    kind = "randomized_response_bool"   # constructor name without make_
+    prob = 0.75                          # the constructor's keyword arguments
+    constant_time = true
+
+    [target]                             # optional
+    name = "cortex-m0plus"
+
+    [simulation]                         # optional
+    devices = 100000
+    seed = 42
+
+Rationals may be written exactly as strings, e.g. prob = "2/3".
+"""
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from . import mechanisms
+
+_RATIONAL = re.compile(r"^\s*-?\d+\s*/\s*\d+\s*$|^\s*-?\d+(\.\d*)?([eE]-?\d+)?\s*$")
+
+
+def constructors():
+    """{kind: constructor} for every mechanism."""
+    return {name[len("make_"):]: getattr(mechanisms, name)
+            for name in sorted(dir(mechanisms)) if name.startswith("make_")}
+
+
+def _convert(value):
+    if isinstance(value, str) and _RATIONAL.match(value):
+        return Fraction(value.replace(" ", ""))
+    if isinstance(value, list):
+        return [_convert(v) for v in value]
+    return value
+
+
+def mechanism_from_table(table):
+    """Build a mechanism from a [mechanism] table (dict with `kind` and keyword arguments)."""
+    if not isinstance(table, dict) or "kind" not in table:
+        raise ValueError("config: a [mechanism] table with a `kind` key is required; "
+                         f"kinds: {', '.join(constructors())}")
+    kinds = constructors()
+    kind = table["kind"]
+    if kind not in kinds:
+        raise ValueError(f"config: unknown mechanism kind {kind!r}; valid kinds: {', '.join(kinds)}")
+    make = kinds[kind]
+    allowed = list(inspect.signature(make).parameters)
+    kwargs = {k: _convert(v) for k, v in table.items() if k != "kind"}
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise ValueError(f"config: unknown key(s) {unknown} for kind {kind!r}; valid keys: {', '.join(allowed)}")
+    if "bounds" in kwargs and isinstance(kwargs["bounds"], list):
+        kwargs["bounds"] = tuple(kwargs["bounds"])
+    return make(**kwargs)
+
+
+def mechanism_to_table(m):
+    """The [mechanism] table that rebuilds m."""
+    out = {"kind": m.kind}
+    for k, v in m.config().items():
+        if v is None:
+            continue
+        if isinstance(v, Fraction):
+            v = str(v)
+        elif isinstance(v, tuple):
+            v = list(v)
+        out[k] = v
+    return out
+
+
+@dataclass
+class Config:
+    mechanism: object
+    target: str | None = None
+    simulation: dict = field(default_factory=dict)
+    path: Path | None = None
+
+
+def load_config(path):
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ValueError(f"config: no such file {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config: {path} is not valid TOML: {exc}") from None
+    return config_from_dict(data, path)
+
+
+def config_from_dict(data, path=None):
+    unknown = sorted(set(data) - {"mechanism", "target", "simulation"})
+    if unknown:
+        raise ValueError(f"config: unknown table(s) {unknown}; valid: mechanism, target, simulation")
+    m = mechanism_from_table(data.get("mechanism"))
+    target = data.get("target", {}).get("name")
+    sim = dict(data.get("simulation", {}))
+    bad = sorted(set(sim) - {"devices", "seed"})
+    if bad:
+        raise ValueError(f"config: unknown [simulation] key(s) {bad}; valid: devices, seed")
+    return Config(m, target, sim, path)
+
+
+def dumps(m, target=None, simulation=None):
+    """A TOML text for m (and optional target/simulation tables)."""
+    lines = ["[mechanism]"]
+    for k, v in mechanism_to_table(m).items():
+        lines.append(f"{k} = {_toml_value(v)}")
+    if target:
+        lines += ["", "[target]", f"name = {_toml_value(target)}"]
+    if simulation:
+        lines += ["", "[simulation]"] + [f"{k} = {_toml_value(v)}" for k, v in simulation.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise ValueError(f"cannot write {v!r} to TOML")
