@@ -63,3 +63,51 @@ typedef struct fxdp_rng {
 } fxdp_rng;
 
 #define FXDP_RNG_SHARED_WORDS 34
+
+/* Init the rng to the keyed ChaCha20 stream of (key, nonce): counter 0, nothing buffered, status 0. */
+void fxdp_rng_init_keyed(fxdp_rng *r, const uint32_t key[8], const uint32_t nonce[3]);
+/* Keyed stream of (seed, device id, stream): key = seed[0..8), nonce = {device_lo, device_hi, stream} (docs/bitstream.md). */
+void fxdp_rng_init_seed(fxdp_rng *r, const uint32_t seed[8], uint32_t device_lo, uint32_t device_hi, uint32_t stream);
+/* On-device ChaCha20 DRBG: key, nonce = 44 bytes from fill (LE words); fill failure or NULL -> FXDP_ERR_ENTROPY, rng dead. */
+fxdp_status fxdp_rng_init_drbg(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);
+/* Raw TRNG mode: each word = 4 bytes from fill(ctx, buf, 4), little-endian; a NULL fill gives a dead rng. */
+void fxdp_rng_init_hook(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);
+/* Replay words[0..n) (n <= 16; words may be NULL iff n == 0), then fail; bad n -> FXDP_ERR_PARAM, rng dead. */
+fxdp_status fxdp_rng_init_replay(fxdp_rng *r, const uint32_t *words, uint32_t n);
+/* *out = next n bits (n in 0..32), first bit most significant. */
+fxdp_status fxdp_bits(fxdp_rng *r, unsigned n, uint32_t *out);
+/* *out = next n bits (n in 0..64): bits(n) if n <= 32, else bits(n - 32) << 32 | bits(32). */
+fxdp_status fxdp_bits64(fxdp_rng *r, unsigned n, uint64_t *out);
+/* out[0..16) = RFC 8439 ChaCha20 block(key, counter, nonce) (the state words after the final addition). */
+void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
+
+/* ---- layer 3: samplers ---------------------------------------------------
+ * Exact, integer-only; each reads exactly the bits of its Python reference
+ * (fxdp/samplers/reference.py).  Every sampler checks its parameters first
+ * (FXDP_ERR_PARAM: nothing drawn), then fails with FXDP_ERR_ENTROPY if the
+ * rng has failed before (even where the draw would read no bits), and writes
+ * *out only on FXDP_OK.  NULL pointers are FXDP_ERR_PARAM. */
+
+/* *out uniform on {0..n-1}, n >= 1: k = bitlen(n-1) bits per try until x < n. */
+fxdp_status fxdp_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
+/* *out uniform on {0..n-1}, n >= 1: k = bitlen(n-1) bits per try until x < n. */
+fxdp_status fxdp_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
+/* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); lazy, bits read depend on the outcome: NOT constant time. */
+fxdp_status fxdp_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
+/* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); constant time: exactly k bits, x < a compared branch-free. */
+fxdp_status fxdp_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
+/* *out = 1 with probability n/d (d >= 1, n <= d); lazy digit-by-digit comparison, 2 bits on average. */
+fxdp_status fxdp_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
+/* *out = 1 with probability exp(-n/d) (d >= 1), CKS 2020 Alg. 1; FXDP_ERR_RANGE if d*K overflows (p < 1/2^32!). */
+fxdp_status fxdp_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out);
+/* *out ~ discrete Laplace, P(z) ~ exp(-|z| s/t) (s, t >= 1), CKS 2020 Alg. 2; FXDP_ERR_RANGE if |z| >= 2^63. */
+fxdp_status fxdp_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out);
+/* *out = discrete_laplace(s, t) saturated to [lo, hi] (lo <= hi); same bits and errors as fxdp_discrete_laplace. */
+fxdp_status fxdp_discrete_laplace_censored(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, int64_t hi,
+                                           int64_t *out);
+/* *index = #{i : thresholds[i] <= x}, x = next k bits (k in 1..32); constant time, full scan; the table
+ * (strictly increasing, entries < 2^k) is NOT validated (that would branch on it); NULL only if n == 0. */
+fxdp_status fxdp_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds, unsigned k,
+                                 uint32_t *index);
+
+#endif /* FXDP_H */

@@ -1,0 +1,106 @@
+/*
+ * fxdp_uniform.c -- uniform integers below n by rejection.
+ *
+ * Bits (reference.uniform_below): k = bitlen(n - 1) bits per try, read as one
+ * integer MSB first (bits64(k)), until x < n; n = 1 reads nothing.
+ */
+#include "fxdp_internal.h"
+
+unsigned fxdp_i_bitlen64(uint64_t v)
+{
+    unsigned k = 0;
+
+    if ((v >> 32) != 0u) {
+        k += 32u;
+        v >>= 32;
+    }
+    if ((v >> 16) != 0u) {
+        k += 16u;
+        v >>= 16;
+    }
+    if ((v >> 8) != 0u) {
+        k += 8u;
+        v >>= 8;
+    }
+    if ((v >> 4) != 0u) {
+        k += 4u;
+        v >>= 4;
+    }
+    if ((v >> 2) != 0u) {
+        k += 2u;
+        v >>= 2;
+    }
+    if ((v >> 1) != 0u) {
+        k += 1u;
+        v >>= 1;
+    }
+    return k + (unsigned)v;
+}
+
+fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
+{
+    unsigned k = fxdp_i_bitlen64(n - 1u);
+    uint32_t x;
+
+    for (;;) {
+        if (fxdp_i_bits(r, k, &x) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        if (x < n) {
+            *out = x;
+            return FXDP_OK;
+        }
+    }
+}
+
+fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)
+{
+    unsigned k = fxdp_i_bitlen64(n - 1u);
+    uint64_t x;
+
+    for (;;) {
+        if (fxdp_i_bits64(r, k, &x) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        if (x < n) {
+            *out = x;
+            return FXDP_OK;
+        }
+    }
+}
+
+fxdp_status fxdp_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
+{
+    uint32_t v;
+    fxdp_status st;
+
+    if (r == NULL || out == NULL || n == 0u) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    if (st == FXDP_OK) {
+        st = fxdp_i_uniform_below_u32(r, n, &v);
+    }
+    if (st == FXDP_OK) {
+        *out = v;
+    }
+    return st;
+}
+
+fxdp_status fxdp_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)
+{
+    uint64_t v;
+    fxdp_status st;
+
+    if (r == NULL || out == NULL || n == 0u) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    if (st == FXDP_OK) {
+        st = fxdp_i_uniform_below_u64(r, n, &v);
+    }
+    if (st == FXDP_OK) {
+        *out = v;
+    }
+    return st;
+}

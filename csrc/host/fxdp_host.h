@@ -1,0 +1,48 @@
+/*
+ * fxdp_host.h -- host-only bulk helpers (fxdp_host.c): one call fills an
+ * array, so Python (cffi) pays one call per array, not per sample.  Not part
+ * of the firmware library.  Also parsed as a cffi cdef (see fxdp.h).
+ *
+ * Every fxdp_fill_* validates its parameters once (FXDP_ERR_PARAM: nothing
+ * drawn, nothing written; out may be NULL only if count == 0), then draws
+ * out[0], out[1], ... in order, exactly as count calls of the single-sample
+ * function would; it stops at the first error and returns that status.
+ * *produced (if produced is not NULL) is always set: the number of outputs
+ * written, all before the failing draw.
+ */
+#ifndef FXDP_HOST_H
+#define FXDP_HOST_H
+
+#include "../fxdp.h"
+
+/* out[i] = fxdp_bits(r, n) for i < count. */
+fxdp_status fxdp_fill_bits(fxdp_rng *r, unsigned n, uint32_t *out, size_t count, size_t *produced);
+/* out[i] = fxdp_bits64(r, n) for i < count. */
+fxdp_status fxdp_fill_bits64(fxdp_rng *r, unsigned n, uint64_t *out, size_t count, size_t *produced);
+/* out[i] = fxdp_uniform_below_u32(r, n) for i < count. */
+fxdp_status fxdp_fill_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out, size_t count, size_t *produced);
+/* out[i] = fxdp_uniform_below_u64(r, n) for i < count. */
+fxdp_status fxdp_fill_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out, size_t count, size_t *produced);
+/* out[i] = fxdp_bernoulli_dyadic(r, a, k) for i < count. */
+fxdp_status fxdp_fill_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, size_t count,
+                                       size_t *produced);
+/* out[i] = fxdp_bernoulli_dyadic_ct(r, a, k) for i < count. */
+fxdp_status fxdp_fill_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, size_t count,
+                                          size_t *produced);
+/* out[i] = fxdp_bernoulli_rational(r, n, d) for i < count. */
+fxdp_status fxdp_fill_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out, size_t count,
+                                         size_t *produced);
+/* out[i] = fxdp_bernoulli_exp(r, n, d) for i < count. */
+fxdp_status fxdp_fill_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out, size_t count,
+                                    size_t *produced);
+/* out[i] = fxdp_discrete_laplace(r, s, t) for i < count. */
+fxdp_status fxdp_fill_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out, size_t count,
+                                       size_t *produced);
+/* out[i] = fxdp_discrete_laplace_censored(r, s, t, lo, hi) for i < count. */
+fxdp_status fxdp_fill_discrete_laplace_censored(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, int64_t hi,
+                                                int64_t *out, size_t count, size_t *produced);
+/* out[i] = fxdp_table_sample_ct(r, thresholds, n_thresholds, k) for i < count. */
+fxdp_status fxdp_fill_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds, unsigned k,
+                                      uint32_t *out, size_t count, size_t *produced);
+
+#endif /* FXDP_HOST_H */
