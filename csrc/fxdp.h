@@ -31,6 +31,49 @@ typedef enum {
     FXDP_ERR_RANGE = 3     /* a result does not fit its type                     */
 } fxdp_status;
 
+/* ---- layer 1: fixed point ------------------------------------------ */
+/* Raw fixed-point words (fxdp_fixed.c; Python twin fxdp/fixed.py).  A Q
+ * format with f fractional bits stores x as round(x * 2^f).  sat_* clamp to
+ * the type's range; checked_* and mul_q_* return FXDP_ERR_RANGE on overflow
+ * (FXDP_ERR_PARAM on a NULL out or a bad frac/rounding/saturate) and write
+ * *out only on FXDP_OK.  No undefined behaviour for any input.  Not audited
+ * for constant time: they may branch on the data (sign, overflow). */
+
+/* How mul_q_* rounds the dropped fraction bits of the exact product. */
+typedef enum {
+    FXDP_ROUND_NEAREST_EVEN = 0,  /* to nearest, ties to even           */
+    FXDP_ROUND_FLOOR = 1,         /* toward -infinity                   */
+    FXDP_ROUND_CEIL = 2,          /* toward +infinity                   */
+    FXDP_ROUND_TOWARD_ZERO = 3    /* truncate                           */
+} fxdp_round;
+
+unsigned fxdp_clz32(uint32_t x);  /* leading zero bits of x; 32 for x == 0 */
+unsigned fxdp_clz64(uint64_t x);  /* leading zero bits of x; 64 for x == 0 */
+
+int32_t fxdp_sat_add_i32(int32_t a, int32_t b);  /* a + b clamped to [INT32_MIN, INT32_MAX] */
+int32_t fxdp_sat_sub_i32(int32_t a, int32_t b);  /* a - b clamped to [INT32_MIN, INT32_MAX] */
+fxdp_status fxdp_checked_add_i32(int32_t a, int32_t b, int32_t *out);  /* *out = a + b, or FXDP_ERR_RANGE */
+fxdp_status fxdp_checked_sub_i32(int32_t a, int32_t b, int32_t *out);  /* *out = a - b, or FXDP_ERR_RANGE */
+/* *out = round(a * b / 2^frac) (exact 64-bit product), frac 0..31, saturate 0 (FXDP_ERR_RANGE) or 1 (clamp). */
+fxdp_status fxdp_mul_q_i32(int32_t a, int32_t b, unsigned frac, fxdp_round rounding, int saturate,
+                           int32_t *out);
+
+int64_t fxdp_sat_add_i64(int64_t a, int64_t b);  /* a + b clamped to [INT64_MIN, INT64_MAX] */
+int64_t fxdp_sat_sub_i64(int64_t a, int64_t b);  /* a - b clamped to [INT64_MIN, INT64_MAX] */
+fxdp_status fxdp_checked_add_i64(int64_t a, int64_t b, int64_t *out);  /* *out = a + b, or FXDP_ERR_RANGE */
+fxdp_status fxdp_checked_sub_i64(int64_t a, int64_t b, int64_t *out);  /* *out = a - b, or FXDP_ERR_RANGE */
+/* *out = round(a * b / 2^frac) (exact 128-bit product from 32-bit limbs), frac 0..63, saturate 0 or 1. */
+fxdp_status fxdp_mul_q_i64(int64_t a, int64_t b, unsigned frac, fxdp_round rounding, int saturate,
+                           int64_t *out);
+
+uint32_t fxdp_sat_add_u32(uint32_t a, uint32_t b);  /* a + b clamped to UINT32_MAX */
+uint32_t fxdp_sat_sub_u32(uint32_t a, uint32_t b);  /* a - b clamped to 0 */
+fxdp_status fxdp_checked_add_u32(uint32_t a, uint32_t b, uint32_t *out);  /* *out = a + b, or FXDP_ERR_RANGE */
+fxdp_status fxdp_checked_sub_u32(uint32_t a, uint32_t b, uint32_t *out);  /* *out = a - b, or FXDP_ERR_RANGE */
+/* *out = round(a * b / 2^frac) (exact 64-bit product), frac 0..32, saturate 0 or 1. */
+fxdp_status fxdp_mul_q_u32(uint32_t a, uint32_t b, unsigned frac, fxdp_round rounding, int saturate,
+                           uint32_t *out);
+
 /* ---- layer 2: bit source ------------------------------------------------ */
 
 /* Board entropy hook: fill out[0..n) with random bytes; return 0 on success,
