@@ -1,0 +1,647 @@
+"""Test harness for exported firmware: one C program, run on the host or under
+an MCU emulator, checked against ``m.simulate``.
+
+The harness links the export's library (``src/``) with a generated
+``fxdp_harness.c`` and runs, in order:
+
+1. **constant time** (``n_ct`` releases): ``port_mark(); fxdp_release(); port_mark();``
+   for devices ``CT_DEV0 + i`` with inputs drawn over the whole input domain
+   (salt ``SALT_CT``); the region counts of the releases (every other region)
+   are instructions (QEMU, callgrind) or cycles (AVR).
+2. **parity** (``n`` releases): device ``dev0 + i`` draws from the keyed stream
+   ``fxdp_rng_init_seed(seed words, dev, 0, 0)`` (docs/bitstream.md), exactly as
+   ``m.simulate(values, seed, device_ids)`` does for device i; one output line
+   per release.
+3. **DRBG** (``n_drbg`` releases): the same devices, but the rng is the built-in
+   DRBG ``fxdp_rng_init_drbg`` seeded by a hook that serves the seed words and the
+   device id as key and nonce: the DRBG must give the same stream.
+4. **entropy failure**: a board hook that serves j words and then fails, for
+   several j; and a DRBG whose seeding hook fails.  A release either completes
+   (FXDP_OK) or returns FXDP_ERR_ENTROPY with the output buffer untouched, and
+   every later release fails too.
+
+Inputs are a deterministic function of (device id, salt) -- ``hrand`` below,
+the same integer hash in C and Python -- mapped into the mechanism's input
+domain by an :class:`InputModel`, so the harness needs no input tables.
+
+An output line is the release's output elements in hex (each element as an
+unsigned integer of its C width, most significant digit first, concatenated)
+when they fit in 8 bytes, else the FNV-1a-32 hash of their little-endian bytes.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import targets as _targets
+from .generator import CTYPES, DeviceSpec, _c_literal, device_spec, library_sources
+
+MASK32 = 0xFFFFFFFF
+GOLDEN = 0x9E3779B9
+SALT_PARITY = 0x5EED0001
+SALT_CT = 0xC0DE0002
+CT_DEV0 = 0x40000000
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+ENTROPY_STEPS = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55)
+
+
+# ---------------------------------------------------------------------------
+# deterministic synthetic inputs
+
+def mix32(x):
+    """lowbias32 (C. Wellons) on a uint64 array holding 32-bit values; C twin h_mix."""
+    x = np.asarray(x, dtype=np.uint64) & MASK32
+    x ^= x >> np.uint64(16)
+    x = (x * np.uint64(0x7FEB352D)) & MASK32
+    x ^= x >> np.uint64(15)
+    x = (x * np.uint64(0x846CA68B)) & MASK32
+    x ^= x >> np.uint64(16)
+    return x
+
+
+def hrand(dev, j, salt):
+    """32-bit hash of (device, j, salt); C twin h_rand."""
+    dev = np.asarray(dev, dtype=np.uint64) & MASK32
+    a = mix32(dev ^ np.uint64(salt & MASK32))
+    return mix32((a + np.uint64((j * GOLDEN) & MASK32)) & MASK32)
+
+
+@dataclass
+class InputModel:
+    """How synthetic device-form inputs are drawn.
+
+    kind "bool": hrand & 1; "index": hrand % n; "bits": count bits with at
+    most `ones` ones (c = hrand(0) % (ones+1) positions hrand(j) % count set);
+    "int": lo + hrand(2j) % span, or one of `extremes` when hrand(2j+1) % 8 == 0.
+    """
+    kind: str
+    ctype: str
+    count: int = 1
+    n: int = 2
+    ones: int = 0
+    lo: int = 0
+    span: int = 1
+    extremes: tuple = ()
+    sim_dtype: str = "int64"          # numpy dtype m.simulate expects
+    sim_flat: bool = True             # count == 1: pass shape (n,) rather than (n, 1)
+
+    def matrix(self, devs, salt) -> np.ndarray:
+        """(len(devs), count) int64/uint64 array of inputs."""
+        devs = np.asarray(list(devs) if not isinstance(devs, np.ndarray) else devs, dtype=np.uint64)
+        n = len(devs)
+        if self.kind == "bool":
+            return (hrand(devs, 0, salt) & np.uint64(1)).astype(np.int64).reshape(n, 1)
+        if self.kind == "index":
+            return (hrand(devs, 0, salt) % np.uint64(self.n)).astype(np.int64).reshape(n, 1)
+        if self.kind == "bits":
+            out = np.zeros((n, self.count), dtype=np.int64)
+            c = hrand(devs, 0, salt) % np.uint64(self.ones + 1)
+            rows = np.arange(n)
+            for j in range(1, self.ones + 1):
+                pos = (hrand(devs, j, salt) % np.uint64(self.count)).astype(np.int64)
+                sel = c >= np.uint64(j)
+                out[rows[sel], pos[sel]] = 1
+            return out
+        if self.kind == "int":
+            out = np.empty((n, self.count), dtype=object)
+            for j in range(self.count):
+                h = hrand(devs, 2 * j, salt) % np.uint64(self.span)
+                e = hrand(devs, 2 * j + 1, salt)
+                vals = [self.lo + int(v) for v in h]
+                if self.extremes:
+                    ne = len(self.extremes)
+                    for i in np.nonzero((e & np.uint64(7)) == 0)[0]:
+                        vals[i] = self.extremes[int((e[i] >> np.uint64(3)) % np.uint64(ne))]
+                out[:, j] = vals
+            return out.astype(np.int64)
+        raise ValueError(f"unknown input model kind {self.kind!r}")
+
+    def values(self, devs, salt) -> list:
+        return [[int(v) for v in row] for row in self.matrix(devs, salt)]
+
+    def for_simulate(self, devs, salt) -> np.ndarray:
+        mat = self.matrix(devs, salt)
+        arr = mat.reshape(len(mat)) if (self.count == 1 and self.sim_flat) else mat
+        return arr.astype(self.sim_dtype)
+
+    def c_code(self) -> str:
+        """static void h_input(uint32_t dev, uint32_t salt, fxdp_input_t x[FXDP_INPUT_COUNT])."""
+        head = "static void h_input(uint32_t dev, uint32_t salt, fxdp_input_t x[FXDP_INPUT_COUNT])\n{\n"
+        if self.kind == "bool":
+            body = "    x[0] = (fxdp_input_t)(h_rand(dev, 0u, salt) & 1u);\n"
+        elif self.kind == "index":
+            body = f"    x[0] = (fxdp_input_t)(h_rand(dev, 0u, salt) % UINT32_C({self.n}));\n"
+        elif self.kind == "bits":
+            body = ("    uint32_t c, j;\n"
+                    "    for (j = 0; j < FXDP_INPUT_COUNT; j++) {\n        x[j] = 0;\n    }\n"
+                    f"    c = h_rand(dev, 0u, salt) % UINT32_C({self.ones + 1});\n"
+                    "    for (j = 1; j <= c; j++) {\n"
+                    f"        x[h_rand(dev, j, salt) % UINT32_C({self.count})] = 1;\n"
+                    "    }\n")
+        elif self.kind == "int":
+            ext = ""
+            if self.extremes:
+                lits = ", ".join(_c_literal(v, "int64_t") for v in self.extremes)
+                ext = (f"    static const int64_t ext[{len(self.extremes)}] = {{ {lits} }};\n")
+            body = (ext + "    uint32_t j, h, e;\n"
+                    "    for (j = 0; j < FXDP_INPUT_COUNT; j++) {\n"
+                    "        h = h_rand(dev, 2u * j, salt);\n"
+                    "        e = h_rand(dev, 2u * j + 1u, salt);\n"
+                    f"        x[j] = (fxdp_input_t)({_c_literal(self.lo, 'int64_t')} + "
+                    f"(int64_t)(h % UINT32_C({self.span})));\n")
+            if self.extremes:
+                body += (f"        if ((e & 7u) == 0u) {{\n"
+                         f"            x[j] = (fxdp_input_t)ext[(e >> 3) % {len(self.extremes)}u];\n"
+                         "        }\n")
+            else:
+                body += "        (void)e;\n"
+            body += "    }\n"
+        else:
+            raise ValueError(self.kind)
+        return head + body + "}\n"
+
+
+def input_model(m, spec: DeviceSpec | None = None) -> InputModel:
+    """The synthetic-input model for mechanism m (device form, as m.simulate takes it)."""
+    spec = spec if spec is not None else device_spec(m)
+    ctype, count = spec.input["ctype"], spec.input["count"]
+    hint = spec.raw.get("input", {})
+    kind = m.kind
+    if kind == "randomized_response_bool":
+        return InputModel("bool", ctype, count, sim_dtype="bool")
+    if kind == "randomized_response":
+        # the lazy device form also answers x = t ("not a category"); the CT form takes members only
+        return InputModel("index", ctype, count, n=m.t if m.constant_time else m.t + 1)
+    if kind == "rappor":
+        return InputModel("bits", ctype, count, ones=m.m, sim_dtype="uint8", sim_flat=False)
+    if kind == "geometric":
+        lo, hi = m.bounds
+        if lo == I64_MIN and hi == I64_MAX:
+            return InputModel("int", ctype, count, lo=-1000, span=2001,
+                              extremes=(I64_MIN, I64_MAX, I64_MIN + 1, I64_MAX - 1, 0),
+                              sim_flat=not m.vector)
+        margin = max(3, (hi - lo) // 4)
+        a, b = max(I64_MIN, lo - margin), min(I64_MAX, hi + margin)
+        span = min(b - a + 1, MASK32)
+        return InputModel("int", ctype, count, lo=a, span=span, extremes=(lo, hi, I64_MIN, I64_MAX),
+                          sim_flat=not m.vector)
+    # generic: a spec may state its input domain
+    if "min" in hint and "max" in hint:
+        lo, hi = int(hint["min"]), int(hint["max"])
+        return InputModel("int", ctype, count, lo=lo, span=min(hi - lo + 1, MASK32), extremes=(lo, hi),
+                          sim_flat=count == 1)
+    raise ValueError(f"no synthetic input model for mechanism kind {kind!r}: add one in fxdp/export/harness.py "
+                     "or give device_spec()['input'] 'min' and 'max'")
+
+
+# ---------------------------------------------------------------------------
+# output lines (Python side)
+
+def _fnv1a32(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & MASK32
+    return h
+
+
+def output_line(values, ctype: str) -> str:
+    """The harness's text for one release's output elements."""
+    bits, _ = CTYPES[ctype]
+    mask = (1 << bits) - 1
+    nbytes = bits // 8
+    vals = [int(v) & mask for v in values]
+    if nbytes * len(vals) <= 8:
+        return "".join(f"{v:0{2 * nbytes}x}" for v in vals)
+    return f"h{_fnv1a32(b''.join(v.to_bytes(nbytes, 'little') for v in vals)):08x}"
+
+
+def expected_lines(outputs, spec: DeviceSpec) -> list[str]:
+    """Lines for the outputs of m.simulate (shape (n,) or (n, count))."""
+    arr = np.asarray(outputs)
+    n = arr.shape[0]
+    arr = arr.reshape(n, -1)
+    if arr.shape[1] != spec.output["count"]:
+        raise ValueError(f"simulate gave {arr.shape[1]} output elements per release, device_spec says "
+                         f"{spec.output['count']}")
+    ctype = spec.output["ctype"]
+    if arr.dtype == bool:
+        arr = arr.astype(np.int64)
+    if spec.output["count"] == 1 and CTYPES[ctype][0] <= 32:       # fast path
+        bits = CTYPES[ctype][0]
+        v = arr[:, 0].astype(np.int64) & ((1 << bits) - 1)
+        return [f"{int(x):0{bits // 4}x}" for x in v]
+    return [output_line(row, ctype) for row in arr.tolist()]
+
+
+# ---------------------------------------------------------------------------
+# C harness
+
+HARNESS_C = r"""/* fxdp_harness.c -- generated by fxdp.export.harness: parity, constant-time,
+ * DRBG and entropy-failure checks of an fxdp export (see harness.py). */
+#include "fxdp_config.h"
+#include "fxdp_port.h"
+
+static const uint32_t h_seed[8] = { @@seed@@ };
+#define H_DEV0 UINT32_C(@@dev0@@)
+#define H_N UINT32_C(@@n@@)
+#define H_N_CT UINT32_C(@@n_ct@@)
+#define H_N_DRBG UINT32_C(@@n_drbg@@)
+#define H_CT_DEV0 UINT32_C(@@ct_dev0@@)
+#define H_SALT_PARITY UINT32_C(@@salt_parity@@)
+#define H_SALT_CT UINT32_C(@@salt_ct@@)
+#define H_ENTROPY @@entropy@@
+
+static uint32_t h_mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= UINT32_C(0x7FEB352D);
+    x ^= x >> 15;
+    x *= UINT32_C(0x846CA68B);
+    x ^= x >> 16;
+    return x;
+}
+
+static uint32_t h_rand(uint32_t dev, uint32_t j, uint32_t salt)
+{
+    return h_mix(h_mix(dev ^ salt) + j * UINT32_C(0x9E3779B9));
+}
+
+@@input_code@@
+static const char h_digits[] = "0123456789abcdef";
+static char h_line[40];
+static unsigned h_pos;
+
+static void h_hex32(uint32_t v, unsigned digits)
+{
+    unsigned i;
+    for (i = digits; i > 0u; i--) {
+        h_line[h_pos + i - 1u] = h_digits[v & 15u];
+        v >>= 4;
+    }
+    h_pos += digits;
+}
+
+static void h_flush(void)
+{
+    h_line[h_pos] = '\n';
+    h_line[h_pos + 1u] = '\0';
+    port_puts(h_line);
+    h_pos = 0;
+}
+
+static void h_emit(char prefix, const fxdp_output_t y[FXDP_OUTPUT_COUNT])
+{
+    uint32_t j;
+    if (prefix != '\0') {
+        h_line[h_pos++] = prefix;
+    }
+#if @@hashed@@
+    {
+        uint32_t h = UINT32_C(0x811C9DC5), b;
+        @@uout_t@@ v;
+        for (j = 0; j < FXDP_OUTPUT_COUNT; j++) {
+            v = (@@uout_t@@)y[j];
+            for (b = 0; b < (uint32_t)sizeof(fxdp_output_t); b++) {
+                h = (h ^ (uint32_t)(v & 0xFFu)) * UINT32_C(0x01000193);
+                v = (@@uout_t@@)(v >> 8);
+            }
+        }
+        h_line[h_pos++] = 'h';
+        h_hex32(h, 8u);
+    }
+#else
+    for (j = 0; j < FXDP_OUTPUT_COUNT; j++) {
+        @@emit_element@@
+    }
+#endif
+    h_flush();
+}
+
+static void h_emit_status(char prefix, fxdp_status st)
+{
+    h_line[h_pos++] = prefix;
+    h_line[h_pos++] = 'E';
+    h_hex32((uint32_t)st, 1u);
+    h_flush();
+}
+
+#if @@n_drbg@@ > 0
+/* --- DRBG seeded with (seed words, device id): must equal the keyed stream --- */
+static uint8_t h_drbg_bytes[44];
+
+static int h_fill_drbg(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    if (n != sizeof h_drbg_bytes) {
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        out[i] = h_drbg_bytes[i];
+    }
+    return 0;
+}
+
+static void h_drbg_key(uint32_t dev)
+{
+    uint32_t w[11];
+    unsigned i, b;
+    for (i = 0; i < 8u; i++) {
+        w[i] = h_seed[i];
+    }
+    w[8] = dev;
+    w[9] = 0;
+    w[10] = 0;
+    for (i = 0; i < 11u; i++) {
+        for (b = 0; b < 4u; b++) {
+            h_drbg_bytes[4u * i + b] = (uint8_t)((w[i] >> (8u * b)) & 0xFFu);
+        }
+    }
+}
+#endif
+
+#if H_ENTROPY
+/* --- a board hook that serves h_budget words and then fails --- */
+static uint32_t h_budget;
+
+static int h_fill_budget(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    if (h_budget == 0u) {
+        return 1;
+    }
+    h_budget -= 1u;
+    for (i = 0; i < n; i++) {
+        out[i] = (uint8_t)h_rand(h_budget, (uint32_t)i, UINT32_C(0xB00B));
+    }
+    return 0;
+}
+
+static unsigned h_untouched(const fxdp_output_t y[FXDP_OUTPUT_COUNT])
+{
+    const unsigned char *p = (const unsigned char *)y;
+    size_t i;
+    for (i = 0; i < sizeof(fxdp_output_t) * FXDP_OUTPUT_COUNT; i++) {
+        if (p[i] != 0xA5u) {
+            return 0u;
+        }
+    }
+    return 1u;
+}
+
+static void h_poison(fxdp_output_t y[FXDP_OUTPUT_COUNT])
+{
+    unsigned char *p = (unsigned char *)y;
+    size_t i;
+    for (i = 0; i < sizeof(fxdp_output_t) * FXDP_OUTPUT_COUNT; i++) {
+        p[i] = 0xA5u;
+    }
+}
+
+static const uint32_t h_steps[] = { @@steps@@ };
+#endif
+
+int main(void)
+{
+    fxdp_rng r;
+    fxdp_input_t x[FXDP_INPUT_COUNT];
+    fxdp_output_t y[FXDP_OUTPUT_COUNT];
+    fxdp_status st, st2;
+    uint32_t i;
+
+    port_init();
+    port_puts("BEGIN\n");
+
+#if @@n_ct@@ > 0
+    /* 1. constant time: only the release lies between a pair of marks */
+    for (i = 0; i < H_N_CT; i++) {
+        h_input(H_CT_DEV0 + i, H_SALT_CT, x);
+        fxdp_rng_init_seed(&r, h_seed, H_CT_DEV0 + i, 0u, 0u);
+        port_mark();
+        st = @@call@@;
+        port_mark();
+        if (st != FXDP_OK) {
+            h_emit_status('C', st);
+        }
+    }
+    port_puts("CT\n");
+#endif
+
+    /* 2. parity with the PC simulation */
+    for (i = 0; i < H_N; i++) {
+        h_input(H_DEV0 + i, H_SALT_PARITY, x);
+        fxdp_rng_init_seed(&r, h_seed, H_DEV0 + i, 0u, 0u);
+        st = @@call@@;
+        if (st == FXDP_OK) {
+            h_emit('\0', y);
+        } else {
+            h_emit_status('P', st);
+        }
+    }
+
+#if @@n_drbg@@ > 0
+    /* 3. the built-in DRBG keyed with the same (seed, device id) */
+    for (i = 0; i < H_N_DRBG; i++) {
+        h_input(H_DEV0 + i, H_SALT_PARITY, x);
+        h_drbg_key(H_DEV0 + i);
+        st = fxdp_rng_init_drbg(&r, h_fill_drbg, NULL);
+        if (st == FXDP_OK) {
+            st = @@call@@;
+        }
+        if (st == FXDP_OK) {
+            h_emit('D', y);
+        } else {
+            h_emit_status('D', st);
+        }
+    }
+#endif
+
+#if H_ENTROPY
+    /* 4a. the board hook fails after h_steps[i] words */
+    h_input(H_DEV0, H_SALT_PARITY, x);
+    for (i = 0; i < (uint32_t)(sizeof h_steps / sizeof h_steps[0]); i++) {
+        h_budget = h_steps[i];
+        fxdp_rng_init_hook(&r, h_fill_budget, NULL);
+        h_poison(y);
+        st = @@call@@;
+        h_line[h_pos++] = 'F';
+        h_hex32(h_steps[i], 2u);
+        h_line[h_pos++] = ' ';
+        h_hex32((uint32_t)st, 1u);
+        h_line[h_pos++] = ' ';
+        h_hex32(h_untouched(y), 1u);
+        h_poison(y);
+        st2 = @@call@@;
+        h_line[h_pos++] = ' ';
+        h_hex32((uint32_t)st2, 1u);
+        h_line[h_pos++] = ' ';
+        h_hex32(h_untouched(y), 1u);
+        h_flush();
+    }
+    /* 4b. the DRBG's seeding hook fails */
+    h_budget = 0;
+    st = fxdp_rng_init_drbg(&r, h_fill_budget, NULL);
+    h_poison(y);
+    st2 = @@call@@;
+    h_line[h_pos++] = 'G';
+    h_hex32((uint32_t)st, 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32((uint32_t)st2, 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32(h_untouched(y), 1u);
+    h_flush();
+#else
+    st2 = FXDP_OK;
+    (void)st2;
+#endif
+    port_puts("END\n");
+    return 0;
+}
+"""
+
+
+def _emit_element(ctype: str) -> str:
+    bits, _ = CTYPES[ctype]
+    if bits <= 32:
+        return f"h_hex32((uint32_t)(uint{bits}_t)y[j], {bits // 4}u);"
+    return ("h_hex32((uint32_t)((uint64_t)y[j] >> 32), 8u);\n"
+            "        h_hex32((uint32_t)((uint64_t)y[j] & UINT32_C(0xFFFFFFFF)), 8u);")
+
+
+def seed_words(seed: int) -> list[int]:
+    if not 0 <= int(seed) < 1 << 256:
+        raise ValueError(f"seed must be an integer in [0, 2^256), got {seed!r}")
+    return [(int(seed) >> (32 * i)) & MASK32 for i in range(8)]
+
+
+def render_harness(m, spec: DeviceSpec, seed: int, n: int, dev0: int = 0, n_ct: int = 0,
+                   n_drbg: int = 0, entropy: bool = True) -> str:
+    from .templates import render
+    model = input_model(m, spec)
+    bits = CTYPES[spec.output["ctype"]][0]
+    hashed = (bits // 8) * spec.output["count"] > 8
+    if spec.input["count"] == 1 and not spec.in_param.pointer:
+        call = "fxdp_release(&r, x[0], y)"
+    else:
+        call = "fxdp_release(&r, x, y)"
+    if dev0 < 0 or dev0 + n > CT_DEV0:
+        raise ValueError("parity devices must lie below CT_DEV0")
+    return render(HARNESS_C, seed=", ".join(f"UINT32_C(0x{w:08X})" for w in seed_words(seed)),
+                  dev0=dev0, n=n, n_ct=n_ct, n_drbg=n_drbg, ct_dev0=f"0x{CT_DEV0:08X}",
+                  salt_parity=f"0x{SALT_PARITY:08X}", salt_ct=f"0x{SALT_CT:08X}",
+                  entropy=1 if entropy else 0, input_code=model.c_code(), hashed=1 if hashed else 0,
+                  uout_t=f"uint{bits}_t", emit_element=_emit_element(spec.output["ctype"]),
+                  steps=", ".join(f"{s}u" for s in ENTROPY_STEPS), call=call)
+
+
+# ---------------------------------------------------------------------------
+# running
+
+@dataclass
+class HarnessResult:
+    target: str
+    parity: list = field(default_factory=list)     # output lines of the parity phase
+    drbg: list = field(default_factory=list)
+    entropy: list = field(default_factory=list)    # (steps, st, untouched, st2, untouched2)
+    drbg_fail: tuple | None = None                 # (st_init, st_release, untouched)
+    ct_counts: list = field(default_factory=list)  # region counts of the releases
+    ct_errors: list = field(default_factory=list)
+    exit_code: int = 0
+    raw: list = field(default_factory=list)
+
+
+def parse(lines: list[str], counts, target: str, exit_code: int) -> HarnessResult:
+    res = HarnessResult(target, exit_code=exit_code, raw=lines)
+    if not lines or lines[0] != "BEGIN" or lines[-1] != "END":
+        tail = "\n".join(lines[-5:])
+        raise RuntimeError(f"{target}: harness output incomplete (exit {exit_code}); last lines:\n{tail}")
+    for ln in lines[1:-1]:
+        if ln == "CT":
+            continue
+        c = ln[0]
+        if c == "C":
+            res.ct_errors.append(ln)
+        elif c == "D":
+            res.drbg.append(ln[1:])
+        elif c == "F":
+            s, st, u, st2, u2 = ln[1:].split()
+            res.entropy.append((int(s, 16), int(st, 16), int(u), int(st2, 16), int(u2)))
+        elif c == "G":
+            a, b, u = ln[1:].split()
+            res.drbg_fail = (int(a, 16), int(b, 16), int(u))
+        else:
+            res.parity.append(ln)
+    if counts:
+        res.ct_counts = list(counts[0::2])
+    return res
+
+
+def write_harness(m, spec, build_dir, **kw) -> Path:
+    build_dir = Path(build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    path = build_dir / "fxdp_harness.c"
+    path.write_text(render_harness(m, spec, **kw))
+    return path
+
+
+def build_harness(m, fw_dir, target, build_dir=None, opt="-Os", **kw) -> Path:
+    """Build the harness against the export in fw_dir for `target`; returns the ELF."""
+    spec = device_spec(m)
+    build_dir = Path(build_dir) if build_dir else Path(tempfile.mkdtemp(prefix="fxdp-harness-"))
+    src = write_harness(m, spec, build_dir, **kw)
+    fw = Path(fw_dir)
+    return _targets.build(target, [src, *library_sources(fw)], [fw / "src"], out_dir=build_dir,
+                          opt=opt, name="fxdp_harness")
+
+
+def run_harness(target, elf, count=False, timeout=600.0) -> HarnessResult:
+    r = _targets.run(target, elf, timeout=timeout, count=count)
+    t = _targets.get_target(target).name
+    return parse(r.lines, r.region_counts, t, r.exit_code)
+
+
+def simulate_lines(m, spec, seed: int, n: int, dev0: int = 0) -> list[str]:
+    """What the parity phase must print: m.simulate over the same inputs and device ids."""
+    model = input_model(m, spec)
+    devs = np.arange(dev0, dev0 + n, dtype=np.uint64)
+    values = model.for_simulate(devs, SALT_PARITY)
+    out = m.simulate(values, seed, device_ids=devs)
+    return expected_lines(out, spec)
+
+
+def compare(expected: list[str], got: list[str]) -> int:
+    """Mismatching releases (a missing or extra line counts as a mismatch)."""
+    mism = sum(1 for a, b in zip(expected, got) if a != b)
+    return mism + abs(len(expected) - len(got))
+
+
+def check_entropy(res: HarnessResult) -> list[str]:
+    """Violations of the entropy-failure contract in a harness result ([] if none)."""
+    bad = []
+    if not res.entropy:
+        bad.append("no entropy-failure checks ran")
+    for steps, st, u, st2, u2 in res.entropy:
+        if st not in (0, 2):
+            bad.append(f"hook failing after {steps} words: status {st}")
+        if st == 2 and not u:
+            bad.append(f"hook failing after {steps} words: output written despite FXDP_ERR_ENTROPY")
+        if st == 2 and (st2 != 2 or not u2):
+            bad.append(f"hook failing after {steps} words: the next release gave status {st2}, "
+                       f"untouched={u2} (failure must be sticky)")
+    if res.entropy and res.entropy[0][0] == 0 and res.entropy[0][1] != 2:
+        bad.append("a hook that fails at once did not give FXDP_ERR_ENTROPY")
+    if res.drbg_fail is None:
+        bad.append("no DRBG seeding-failure check ran")
+    elif res.drbg_fail != (2, 2, 1):
+        bad.append(f"DRBG with a failing seed hook: init {res.drbg_fail[0]}, release {res.drbg_fail[1]}, "
+                   f"untouched {res.drbg_fail[2]} (want 2, 2, 1)")
+    return bad
+
+
+__all__ = ["InputModel", "input_model", "hrand", "mix32", "render_harness", "build_harness", "run_harness",
+           "simulate_lines", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
+           "SALT_PARITY", "SALT_CT", "CT_DEV0"]
