@@ -153,4 +153,72 @@ fxdp_status fxdp_discrete_laplace_censored(fxdp_rng *r, uint32_t s, uint32_t t, 
 fxdp_status fxdp_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds, unsigned k,
                                  uint32_t *index);
 
+/* ---- full RAPPOR client ----
+ * Erlingsson, Pihur, Korolova 2014 (fxdp_mech_rappor_full.c; reference
+ * fxdp/mechanisms/rappor_full.py; docs/rappor_full.md).  A device's whole
+ * state is an fxdp_rappor_full_device (256-bit secret + cohort), provisioned
+ * once.  A value is an encoded block of cfg->value_bytes bytes
+ * ([len] || UTF-8 bytes || zero padding, fxdp_rappor_full_encode).
+ *   Bloom:  pos_j = ((SipHash-2-4(hash_key, u32le(cohort) || u32le(j) || block) >> 32) * k) >> 32, j < h;
+ *   PRR:    B'_i = B_i ^ Bernoulli(prr_a / 2^bits), drawn from the ChaCha20 stream of
+ *           (key = secret, nonce = (d_lo, d_hi, 1)), d = SipHash-2-4(prr_key,
+ *           u32le(cohort) || u32le(0xFFFFFFFF) || block), prr_key = words 0..3 of
+ *           ChaCha20_block(secret, 0, (0, 0, 0)): memoized per value, nothing stored;
+ *   IRR:    S_i = Bernoulli((B'_i ? q_a : p_a) / 2^bits) from the caller's rng, i = 0..k-1.
+ * constant_time != 0: constant-time Bernoulli draws (exactly bits bits each),
+ * branch-free selects, Bloom vector by a full k x h scan, fixed-length hashing:
+ * the same instructions for every value, secret, cohort and random draw. */
+
+#define FXDP_RAPPOR_FULL_MAX_K 1024      /* k <= this (one k-bit stack buffer)  */
+#define FXDP_RAPPOR_FULL_MAX_H 16        /* h <= this                           */
+#define FXDP_RAPPOR_FULL_MAX_COHORTS 65536
+#define FXDP_RAPPOR_FULL_MAX_VALUE_BYTES 256
+
+typedef struct fxdp_rappor_full_cfg {
+    uint64_t prr_a;          /* f/2 = prr_a / 2^bits, prr_a <= 2^(bits-1)            */
+    uint64_t p_a;            /* p = p_a / 2^bits, p_a <= 2^bits                        */
+    uint64_t q_a;            /* q = q_a / 2^bits, q_a <= 2^bits                        */
+    uint8_t hash_key[16];    /* public SipHash-2-4 key of the Bloom positions          */
+    uint32_t k;              /* Bloom bits, 1..FXDP_RAPPOR_FULL_MAX_K                  */
+    uint32_t h;              /* hash functions, 1..min(k, FXDP_RAPPOR_FULL_MAX_H)      */
+    uint32_t cohorts;        /* 1..FXDP_RAPPOR_FULL_MAX_COHORTS                        */
+    uint32_t value_bytes;    /* encoded value length, 2..FXDP_RAPPOR_FULL_MAX_VALUE_BYTES */
+    uint32_t bits;           /* probability resolution, 1..32                          */
+    uint32_t constant_time;  /* 0 or 1                                                 */
+} fxdp_rappor_full_cfg;
+
+typedef struct fxdp_rappor_full_device {
+    uint32_t secret[8];      /* device secret: the ChaCha20 key of its PRR             */
+    uint32_t cohort;         /* < cfg->cohorts                                         */
+} fxdp_rappor_full_device;
+
+/* SipHash-2-4 of msg[0..len) under the 16-byte key (msg may be NULL iff len == 0). */
+uint64_t fxdp_siphash24(const uint8_t key[16], const uint8_t *msg, size_t len);
+/* FXDP_OK if cfg is valid, else FXDP_ERR_PARAM. */
+fxdp_status fxdp_rappor_full_check(const fxdp_rappor_full_cfg *cfg);
+/* block[0..value_bytes) = [len] || value[0..len) || zeros; len <= value_bytes - 1. */
+fxdp_status fxdp_rappor_full_encode(const fxdp_rappor_full_cfg *cfg, const uint8_t *value, size_t len,
+                                    uint8_t *block);
+/* Provision a device from r: secret[i] = bits(32), i < 8, then cohort = uniform_below(cohorts). */
+fxdp_status fxdp_rappor_full_provision(const fxdp_rappor_full_cfg *cfg, fxdp_rng *r,
+                                       fxdp_rappor_full_device *dev);
+/* positions[0..h) = the Bloom positions of block in cohort (repeats possible). */
+fxdp_status fxdp_rappor_full_bloom(const fxdp_rappor_full_cfg *cfg, uint32_t cohort, const uint8_t *block,
+                                   uint32_t *positions);
+/* out[0..k) = the memoized PRR bits B' of block (deterministic; no rng). */
+fxdp_status fxdp_rappor_full_prr(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
+                                 const uint8_t *block, uint8_t *out);
+/* One report: out[0..k) = S (0/1 bytes), the IRR drawn from r; the report's cohort is dev->cohort.
+ * On any error out is not written (entropy failure: FXDP_ERR_ENTROPY, nothing released). */
+fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
+                                    fxdp_rng *r, const uint8_t *block, uint8_t *out);
+/* Host only (csrc/host/fxdp_host_rappor_full.c, not firmware): fleet of n devices, device i with
+ * id ids[i] provisioned from the keyed stream (seed, ids[i], 1) and reporting blocks[i] (row of
+ * value_bytes) with the IRR from (seed, ids[i], 0); writes cohorts[i], bits[i*k .. i*k+k) and
+ * status[i] (the device's fxdp_status; its outputs are written only on FXDP_OK).  Returns
+ * FXDP_ERR_PARAM (nothing written) for a bad cfg or NULL pointers, else FXDP_OK. */
+fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[8], const uint64_t *ids,
+                                   const uint8_t *blocks, size_t n, uint32_t *cohorts, uint8_t *bits,
+                                   uint8_t *status);
+
 #endif /* FXDP_H */

@@ -1,0 +1,348 @@
+/*
+ * fxdp_mech_rappor_full.c -- the full RAPPOR client (Erlingsson, Pihur,
+ * Korolova 2014): Bloom filter, memoized permanent randomized response (PRR),
+ * instantaneous randomized response (IRR).  Definition: fxdp.h's section and
+ * the Python reference fxdp/mechanisms/rappor_full.py; docs/rappor_full.md.
+ *
+ * Constant-time mode (cfg->constant_time != 0): the instruction sequence does
+ * not depend on the value, the device secret, the cohort or the random draws.
+ *   - SipHash-2-4 runs over a fixed-length message (8 + value_bytes bytes);
+ *   - Bloom positions come from a multiply-shift (no division);
+ *   - the Bloom bit of position i is OR_j ct_eq(i, pos_j): a full k x h scan,
+ *     no memory access indexed by a secret;
+ *   - PRR and IRR use fxdp_i_bernoulli_dyadic_ct (exactly `bits` bits each)
+ *     and branch-free selects.
+ * Only failures (a bad parameter, an entropy failure) change the control flow.
+ *
+ * Secrets on the stack (the PRR rng state, the positions, the report) are
+ * wiped before returning.
+ */
+#include "fxdp_internal.h"
+
+#define SIP_C0 UINT64_C(0x736F6D6570736575)
+#define SIP_C1 UINT64_C(0x646F72616E646F6D)
+#define SIP_C2 UINT64_C(0x6C7967656E657261)
+#define SIP_C3 UINT64_C(0x7465646279746573)
+#define PRR_HASH_INDEX UINT32_C(0xFFFFFFFF)
+
+typedef struct {
+    uint64_t v0, v1, v2, v3;
+} sip_state;
+
+static uint64_t rotl64(uint64_t x, unsigned b)
+{
+    return (x << b) | (x >> (64u - b));
+}
+
+static void sip_round(sip_state *s)
+{
+    s->v0 += s->v1; s->v1 = rotl64(s->v1, 13); s->v1 ^= s->v0; s->v0 = rotl64(s->v0, 32);
+    s->v2 += s->v3; s->v3 = rotl64(s->v3, 16); s->v3 ^= s->v2;
+    s->v0 += s->v3; s->v3 = rotl64(s->v3, 21); s->v3 ^= s->v0;
+    s->v2 += s->v1; s->v1 = rotl64(s->v1, 17); s->v1 ^= s->v2; s->v2 = rotl64(s->v2, 32);
+}
+
+static uint64_t load_le64(const uint8_t *b)
+{
+    uint64_t v = 0;
+    unsigned i;
+
+    for (i = 8u; i > 0u; i--) {
+        v = (v << 8) | (uint64_t)b[i - 1u];
+    }
+    return v;
+}
+
+static void sip_init(sip_state *s, uint64_t k0, uint64_t k1)
+{
+    s->v0 = k0 ^ SIP_C0;
+    s->v1 = k1 ^ SIP_C1;
+    s->v2 = k0 ^ SIP_C2;
+    s->v3 = k1 ^ SIP_C3;
+}
+
+static void sip_compress(sip_state *s, uint64_t m)
+{
+    s->v3 ^= m;
+    sip_round(s);
+    sip_round(s);
+    s->v0 ^= m;
+}
+
+/* Absorb data[0..len) after `done` bytes already absorbed as whole words, then finalize.
+ * The loop counts depend only on len (public). */
+static uint64_t sip_finish(sip_state *s, const uint8_t *data, size_t len, size_t done)
+{
+    size_t i, full = len - len % 8u;
+    uint64_t m = 0;
+    unsigned j;
+
+    for (i = 0; i < full; i += 8u) {
+        sip_compress(s, load_le64(data + i));
+    }
+    for (j = (unsigned)(len - full); j > 0u; j--) {
+        m = (m << 8) | (uint64_t)data[full + j - 1u];
+    }
+    m |= (uint64_t)((done + len) & 0xFFu) << 56;
+    sip_compress(s, m);
+    s->v2 ^= 0xFFu;
+    sip_round(s);
+    sip_round(s);
+    sip_round(s);
+    sip_round(s);
+    return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
+}
+
+uint64_t fxdp_siphash24(const uint8_t key[16], const uint8_t *msg, size_t len)
+{
+    sip_state s;
+    static const uint8_t empty[1] = {0};
+
+    if (key == NULL) {
+        return 0;
+    }
+    sip_init(&s, load_le64(key), load_le64(key + 8));
+    return sip_finish(&s, msg != NULL ? msg : empty, msg != NULL ? len : 0u, 0u);
+}
+
+/* SipHash-2-4(key, u32le(cohort) || u32le(index) || block[0..len)): the 8-byte prefix is one word. */
+static uint64_t hash_block(uint64_t k0, uint64_t k1, uint32_t cohort, uint32_t index, const uint8_t *block,
+                           size_t len)
+{
+    sip_state s;
+
+    sip_init(&s, k0, k1);
+    sip_compress(&s, (uint64_t)cohort | ((uint64_t)index << 32));
+    return sip_finish(&s, block, len, 8u);
+}
+
+static void wipe(void *p, size_t n)
+{
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        v[i] = 0;
+    }
+}
+
+/* x == y ? 1 : 0 without branches */
+static uint32_t ct_eq32(uint32_t x, uint32_t y)
+{
+    uint32_t d = x ^ y;
+    return 1u ^ ((d | (0u - d)) >> 31);
+}
+
+fxdp_status fxdp_rappor_full_check(const fxdp_rappor_full_cfg *cfg)
+{
+    uint64_t two;
+
+    if (cfg == NULL || cfg->bits < 1u || cfg->bits > 32u || cfg->k < 1u || cfg->k > FXDP_RAPPOR_FULL_MAX_K ||
+        cfg->h < 1u || cfg->h > FXDP_RAPPOR_FULL_MAX_H || cfg->h > cfg->k || cfg->cohorts < 1u ||
+        cfg->cohorts > FXDP_RAPPOR_FULL_MAX_COHORTS || cfg->value_bytes < 2u ||
+        cfg->value_bytes > FXDP_RAPPOR_FULL_MAX_VALUE_BYTES || cfg->constant_time > 1u) {
+        return FXDP_ERR_PARAM;
+    }
+    two = UINT64_C(1) << cfg->bits;
+    if (cfg->prr_a > (two >> 1) || cfg->p_a > two || cfg->q_a > two) {
+        return FXDP_ERR_PARAM;
+    }
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_rappor_full_encode(const fxdp_rappor_full_cfg *cfg, const uint8_t *value, size_t len,
+                                    uint8_t *block)
+{
+    uint32_t i;
+
+    if (fxdp_rappor_full_check(cfg) != FXDP_OK || block == NULL || (value == NULL && len != 0u) ||
+        len > (size_t)(cfg->value_bytes - 1u)) {
+        return FXDP_ERR_PARAM;
+    }
+    block[0] = (uint8_t)len;
+    for (i = 1u; i < cfg->value_bytes; i++) {
+        block[i] = (size_t)(i - 1u) < len ? value[i - 1u] : (uint8_t)0u;
+    }
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_rappor_full_provision(const fxdp_rappor_full_cfg *cfg, fxdp_rng *r,
+                                       fxdp_rappor_full_device *dev)
+{
+    uint32_t secret[8], cohort;
+    unsigned i;
+    fxdp_status st;
+
+    if (fxdp_rappor_full_check(cfg) != FXDP_OK || r == NULL || dev == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    for (i = 0; st == FXDP_OK && i < 8u; i++) {
+        st = fxdp_i_bits(r, 32u, &secret[i]);
+    }
+    if (st == FXDP_OK) {
+        st = fxdp_i_uniform_below_u32(r, cfg->cohorts, &cohort);
+    }
+    if (st == FXDP_OK) {
+        for (i = 0; i < 8u; i++) {
+            dev->secret[i] = secret[i];
+        }
+        dev->cohort = cohort;
+    }
+    wipe(secret, sizeof secret);
+    return st;
+}
+
+/* Bloom positions (cfg, cohort, block valid). */
+static void bloom_positions(const fxdp_rappor_full_cfg *cfg, uint32_t cohort, const uint8_t *block,
+                            uint32_t *pos)
+{
+    uint64_t k0 = load_le64(cfg->hash_key), k1 = load_le64(cfg->hash_key + 8);
+    uint32_t j;
+
+    for (j = 0; j < cfg->h; j++) {
+        uint64_t d = hash_block(k0, k1, cohort, j, block, (size_t)cfg->value_bytes);
+        pos[j] = (uint32_t)(((d >> 32) * (uint64_t)cfg->k) >> 32);
+    }
+}
+
+fxdp_status fxdp_rappor_full_bloom(const fxdp_rappor_full_cfg *cfg, uint32_t cohort, const uint8_t *block,
+                                   uint32_t *positions)
+{
+    uint32_t pos[FXDP_RAPPOR_FULL_MAX_H];
+    uint32_t j;
+
+    if (fxdp_rappor_full_check(cfg) != FXDP_OK || block == NULL || positions == NULL ||
+        cohort >= cfg->cohorts) {
+        return FXDP_ERR_PARAM;
+    }
+    bloom_positions(cfg, cohort, block, pos);
+    for (j = 0; j < cfg->h; j++) {
+        positions[j] = pos[j];
+    }
+    wipe(pos, sizeof pos);
+    return FXDP_OK;
+}
+
+/* The PRR stream of (device, block): ChaCha20(secret, nonce (d_lo, d_hi, 1)). */
+static void prr_stream(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
+                       const uint8_t *block, fxdp_rng *prr)
+{
+    uint32_t kdf[16], nonce[3];
+    uint64_t d;
+    static const uint32_t zero_nonce[3] = {0, 0, 0};
+
+    fxdp_chacha20_block(dev->secret, 0u, zero_nonce, kdf);
+    d = hash_block((uint64_t)kdf[0] | ((uint64_t)kdf[1] << 32), (uint64_t)kdf[2] | ((uint64_t)kdf[3] << 32),
+                   dev->cohort, PRR_HASH_INDEX, block, (size_t)cfg->value_bytes);
+    nonce[0] = (uint32_t)d;
+    nonce[1] = (uint32_t)(d >> 32);
+    nonce[2] = 1u;
+    fxdp_rng_init_keyed(prr, dev->secret, nonce);
+    wipe(kdf, sizeof kdf);
+    wipe(nonce, sizeof nonce);
+}
+
+/* Bloom bit i: OR over j of (pos[j] == i), a full scan in both modes. */
+static uint32_t bloom_bit(const uint32_t *pos, uint32_t h, uint32_t i)
+{
+    uint32_t j, b = 0;
+
+    for (j = 0; j < h; j++) {
+        b |= ct_eq32(pos[j], i);
+    }
+    return b;
+}
+
+static fxdp_status draw(fxdp_rng *r, uint64_t a, unsigned bits, uint32_t ct, uint8_t *out)
+{
+    return ct ? fxdp_i_bernoulli_dyadic_ct(r, a, bits, out) : fxdp_i_bernoulli_dyadic(r, a, bits, out);
+}
+
+/* The shared loop: B' (report == NULL) or S (r != NULL) into tmp as packed bits. */
+static fxdp_status run(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev, fxdp_rng *r,
+                       const uint8_t *block, uint8_t *tmp)
+{
+    fxdp_rng prr;
+    uint32_t pos[FXDP_RAPPOR_FULL_MAX_H];
+    uint32_t i, ct = cfg->constant_time;
+    unsigned bits = (unsigned)cfg->bits;
+    fxdp_status st = FXDP_OK;
+    uint8_t flip = 0, s = 0;
+
+    bloom_positions(cfg, dev->cohort, block, pos);
+    prr_stream(cfg, dev, block, &prr);
+    for (i = 0; i < cfg->k; i++) {
+        uint32_t bp;
+        st = draw(&prr, cfg->prr_a, bits, ct, &flip);
+        if (st != FXDP_OK) {
+            break;                          /* cannot happen: a fresh keystream */
+        }
+        bp = bloom_bit(pos, cfg->h, i) ^ (uint32_t)flip;
+        if (r != NULL) {
+            uint64_t a;
+            if (ct) {
+                uint64_t mask = 0u - (uint64_t)bp;
+                a = (cfg->q_a & mask) | (cfg->p_a & ~mask);
+            } else {
+                a = bp ? cfg->q_a : cfg->p_a;
+            }
+            st = draw(r, a, bits, ct, &s);
+            if (st != FXDP_OK) {
+                break;
+            }
+            bp = (uint32_t)s;
+        }
+        tmp[i >> 3] = (uint8_t)(tmp[i >> 3] | (uint8_t)(bp << (i & 7u)));
+    }
+    wipe(&prr, sizeof prr);
+    wipe(pos, sizeof pos);
+    return st;
+}
+
+static fxdp_status finish(const fxdp_rappor_full_cfg *cfg, fxdp_status st, uint8_t *tmp, uint8_t *out)
+{
+    uint32_t i;
+
+    if (st == FXDP_OK) {
+        for (i = 0; i < cfg->k; i++) {
+            out[i] = (uint8_t)(((uint32_t)tmp[i >> 3] >> (i & 7u)) & 1u);
+        }
+    }
+    wipe(tmp, (FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u);
+    return st;
+}
+
+static int bad_args(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev, const uint8_t *block,
+                    const uint8_t *out)
+{
+    return fxdp_rappor_full_check(cfg) != FXDP_OK || dev == NULL || block == NULL || out == NULL ||
+           dev->cohort >= cfg->cohorts;
+}
+
+fxdp_status fxdp_rappor_full_prr(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
+                                 const uint8_t *block, uint8_t *out)
+{
+    uint8_t tmp[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u] = {0};
+
+    if (bad_args(cfg, dev, block, out)) {
+        return FXDP_ERR_PARAM;
+    }
+    return finish(cfg, run(cfg, dev, NULL, block, tmp), tmp, out);
+}
+
+fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
+                                    fxdp_rng *r, const uint8_t *block, uint8_t *out)
+{
+    uint8_t tmp[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u] = {0};
+    fxdp_status st;
+
+    if (bad_args(cfg, dev, block, out) || r == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    if (st != FXDP_OK) {
+        return st;
+    }
+    return finish(cfg, run(cfg, dev, r, block, tmp), tmp, out);
+}
