@@ -174,10 +174,56 @@ def header_cdef(path, known=None):
     return "\n".join(defines) + "\n" + body
 
 
-def build_cdef(csrc):
+_DEF_RE = re.compile(r"\b(fxdp_\w+)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*\{")
+
+
+def defined_functions(csrc):
+    """Names of the fxdp_* functions defined (with a body) in the compiled C files or, as
+    static inline functions, in the headers."""
+    names = set()
+    for f in source_files(csrc) + [Path(csrc) / h for h in HEADERS]:
+        names.update(_DEF_RE.findall(_strip_comments(f.read_text())))
+    return names
+
+
+def _split_top_level(text):
+    """Split declarations at top-level semicolons (braces of struct/enum bodies respected)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            out.append(text[start:i + 1])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def drop_undefined(cdef, defined):
+    """Remove function prototypes that no compiled C file defines (a header section whose .c
+    file does not exist yet would otherwise make the whole module fail to load); returns
+    (cdef, dropped names).  tests/test_c_rng.py checks that nothing is dropped."""
+    kept, dropped = [], []
+    for decl in _split_top_level(cdef):
+        body = decl.strip()
+        m = re.search(r"\b(fxdp_\w+)\s*\(", body)
+        is_proto = (m is not None and not body.startswith(("typedef", "#", "extern \"Python\""))
+                    and "{" not in body and "(*" not in body[:m.start()])
+        if is_proto and m.group(1) not in defined:
+            dropped.append(m.group(1))
+            continue
+        kept.append(decl)
+    return "".join(kept), dropped
+
+
+def build_cdef(csrc, with_dropped=False):
     known = {}
     parts = [header_cdef(Path(csrc) / h, known) for h in HEADERS]
-    return "\n".join(parts) + _EXTRA_CDEF
+    cdef, dropped = drop_undefined("\n".join(parts), defined_functions(csrc))
+    cdef += _EXTRA_CDEF
+    return (cdef, dropped) if with_dropped else cdef
 
 
 def make_ffibuilder(csrc=None, relative_to=None):
