@@ -1,0 +1,123 @@
+"""Constant time, measured: callgrind instruction counts (Ir) of single calls.
+
+tests/c/ct_harness.c calls a sampler once per measurement between
+CALLGRIND_TOGGLE_COLLECT client requests and dumps the counts after each
+call (valgrind --collect-atstart=no), so one valgrind run measures every
+combination.  For fxdp_bernoulli_dyadic_ct and fxdp_table_sample_ct the count
+must be identical across >= 100 combinations of secret input (a, or the
+table contents) and stream (seed), for each public shape (k, table length,
+bits consumed before).  The lazy fxdp_bernoulli_dyadic is measured the same
+way and must NOT be constant, which shows the check can fail.  Built at -O2
+and -Os.
+"""
+import random
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
+import ctest_support as cs  # noqa: E402
+
+from fxdp.samplers.bounded import make_bounded_laplace_table  # noqa: E402
+
+OPT_LEVELS = ["-O2", "-Os"]
+
+
+def _combos():
+    rnd = random.Random(20261122)
+    lines, groups = [], []          # groups[i] = (kind, public shape) of line i
+
+    def seed():
+        return rnd.getrandbits(64)
+
+    for k in (0, 1, 7, 32, 33, 63):
+        for pre in (0, 13):
+            fixed = [0, 1, 2**k, max(2**k - 1, 0)]
+            for j in range(14):
+                a = fixed[j] if j < len(fixed) else rnd.randint(0, 2**k)
+                lines.append(f"D {a:x} {k} {pre} {seed():x}")
+                groups.append(("dyadic_ct", k, pre))
+    bounded = make_bounded_laplace_table(1, (0, 4), k=12)
+    tables = {(8, 1): None, (16, 17): None, (32, 200): None, (12, len(bounded.thresholds)): bounded}
+    for (k, n), tab in tables.items():
+        for pre in (0, 5):
+            for j in range(10):
+                if tab is not None and j % 2 == 0:
+                    thr = list(tab.thresholds)
+                else:
+                    thr = sorted(rnd.sample(range(2**k), n)) if k < 32 else \
+                        sorted({rnd.getrandbits(32) for _ in range(n)})
+                    while len(thr) < n:          # (a collision in the 32-bit draw)
+                        thr = sorted(set(thr) | {rnd.getrandbits(32)})
+                lines.append(f"T {k} {pre} {seed():x} {n} " + " ".join(f"{t:x}" for t in thr))
+                groups.append(("table_ct", k, pre, n))
+    for j in range(16):
+        lines.append(f"L {0x5555:x} 16 0 {seed():x}")
+        groups.append(("dyadic_lazy", 16, 0))
+    return lines, groups
+
+
+@pytest.fixture(scope="module")
+def measurements(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ct")
+    lines, groups = _combos()
+    stdin = "\n".join(lines) + "\n"
+
+    def one(opt):
+        exe = cs.compile_c(d / f"ct_harness{opt}", [cs.HERE / "ct_harness.c", *cs.LIB_SOURCES],
+                           ["-std=c99", opt, "-g", "-Wall", "-Wextra"])
+        out = d / f"cg{opt}.out"
+        res = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                              f"--callgrind-out-file={out}", str(exe)],
+                             input=stdin, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stderr[-3000:]
+        counts = []
+        for i in range(1, 2 * len(lines) + 1):
+            m = re.search(r"^summary:\s*(\d+)", (d / f"cg{opt}.out.{i}").read_text(), re.M)
+            counts.append(int(m.group(1)))
+        return opt, counts
+
+    with ThreadPoolExecutor(len(OPT_LEVELS)) as pool:
+        results = dict(pool.map(one, OPT_LEVELS))
+    return groups, results
+
+
+def _by_group(groups, counts, kind):
+    out = {}
+    for i, g in enumerate(groups):
+        if g[0] == kind:
+            for call in (0, 1):
+                out.setdefault(g + (call,), []).append(counts[2 * i + call])
+    return out
+
+
+@pytest.mark.parametrize("opt", OPT_LEVELS)
+@pytest.mark.parametrize("kind", ["dyadic_ct", "table_ct"])
+def test_constant_time_instruction_counts(measurements, opt, kind):
+    groups, results = measurements
+    by = _by_group(groups, results[opt], kind)
+    n_combos = sum(1 for g in groups if g[0] == kind)
+    assert n_combos >= 80
+    assert sum(len(v) for v in by.values()) >= 160
+    for shape, counts in by.items():
+        assert min(counts) > 0
+        assert len(set(counts)) == 1, f"{kind} {shape}: instruction counts differ: {sorted(set(counts))}"
+
+
+@pytest.mark.parametrize("opt", OPT_LEVELS)
+def test_lazy_bernoulli_is_not_constant_time(measurements, opt):
+    """The measurement can fail: the lazy sampler's count depends on the stream."""
+    groups, results = measurements
+    by = _by_group(groups, results[opt], "dyadic_lazy")
+    counts = [c for v in by.values() for c in v]
+    assert len(set(counts)) > 1
+
+
+def test_enough_combinations_overall():
+    lines, groups = _combos()
+    ct = [g for g in groups if g[0] in ("dyadic_ct", "table_ct")]
+    assert len(ct) >= 100
