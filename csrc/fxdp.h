@@ -199,7 +199,8 @@ fxdp_status fxdp_rappor_full_check(const fxdp_rappor_full_cfg *cfg);
 /* block[0..value_bytes) = [len] || value[0..len) || zeros; len <= value_bytes - 1. */
 fxdp_status fxdp_rappor_full_encode(const fxdp_rappor_full_cfg *cfg, const uint8_t *value, size_t len,
                                     uint8_t *block);
-/* Provision a device from r: secret[i] = bits(32), i < 8, then cohort = uniform_below(cohorts). */
+/* Provision a device from r: secret[i] = bits(32), i < 8, then cohort = (bits(32) * cohorts) >> 32
+ * (exactly 9 words, constant time). */
 fxdp_status fxdp_rappor_full_provision(const fxdp_rappor_full_cfg *cfg, fxdp_rng *r,
                                        fxdp_rappor_full_device *dev);
 /* positions[0..h) = the Bloom positions of block in cohort (repeats possible). */
@@ -212,13 +213,20 @@ fxdp_status fxdp_rappor_full_prr(const fxdp_rappor_full_cfg *cfg, const fxdp_rap
  * On any error out is not written (entropy failure: FXDP_ERR_ENTROPY, nothing released). */
 fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
                                     fxdp_rng *r, const uint8_t *block, uint8_t *out);
-/* Host only (csrc/host/fxdp_host_rappor_full.c, not firmware): fleet of n devices, device i with
- * id ids[i] provisioned from the keyed stream (seed, ids[i], 1) and reporting blocks[i] (row of
- * value_bytes) with the IRR from (seed, ids[i], 0); writes cohorts[i], bits[i*k .. i*k+k) and
- * status[i] (the device's fxdp_status; its outputs are written only on FXDP_OK).  Returns
- * FXDP_ERR_PARAM (nothing written) for a bad cfg or NULL pointers, else FXDP_OK. */
+/* Export entry point (fxdp export, fxdp.export.harness): one report by the device of r.  If r is a
+ * keyed ChaCha20 stream (FXDP_MODE_CHACHA: simulation, or the DRBG keyed by a persistent device
+ * seed) the device is provisioned from r's sibling stream (r's key, nonce words 0 and 1, nonce
+ * word 2 = 1), exactly as RapporFull.simulate does; otherwise (hook, replay) it is provisioned by
+ * drawing from r itself (a fresh device: one report, no memoization).
+ * out[0..k+2) = cohort & 0xFF, cohort >> 8, S_0..S_{k-1}; written only on FXDP_OK. */
+fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cfg, const uint8_t *block,
+                                     uint8_t *out);
+/* Host only (csrc/host/fxdp_host_rappor_full.c, not firmware): a fleet of n devices; device i
+ * runs fxdp_rappor_full_release on the keyed stream (seed, ids[i], 0) with input blocks[i] (a row
+ * of value_bytes), writing out[i*(k+2) .. (i+1)*(k+2)) only on success and status[i] (its
+ * fxdp_status) always.  Returns FXDP_ERR_PARAM (nothing written) for a bad cfg or NULL
+ * pointers, else FXDP_OK. */
 fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[8], const uint64_t *ids,
-                                   const uint8_t *blocks, size_t n, uint32_t *cohorts, uint8_t *bits,
-                                   uint8_t *status);
+                                   const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
 #endif /* FXDP_H */

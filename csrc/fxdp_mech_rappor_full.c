@@ -181,9 +181,10 @@ fxdp_status fxdp_rappor_full_provision(const fxdp_rappor_full_cfg *cfg, fxdp_rng
         st = fxdp_i_bits(r, 32u, &secret[i]);
     }
     if (st == FXDP_OK) {
-        st = fxdp_i_uniform_below_u32(r, cfg->cohorts, &cohort);
+        st = fxdp_i_bits(r, 32u, &cohort);
     }
     if (st == FXDP_OK) {
+        cohort = (uint32_t)(((uint64_t)cohort * (uint64_t)cfg->cohorts) >> 32);
         for (i = 0; i < 8u; i++) {
             dev->secret[i] = secret[i];
         }
@@ -345,4 +346,40 @@ fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_
         return st;
     }
     return finish(cfg, run(cfg, dev, r, block, tmp), tmp, out);
+}
+
+fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cfg, const uint8_t *block,
+                                     uint8_t *out)
+{
+    fxdp_rappor_full_device dev;
+    fxdp_status st;
+
+    if (r == NULL || fxdp_rappor_full_check(cfg) != FXDP_OK || block == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    if (st != FXDP_OK) {
+        return st;
+    }
+    if (r->mode == FXDP_MODE_CHACHA) {
+        fxdp_rng sib;
+        uint32_t nonce[3];
+        nonce[0] = r->nonce[0];
+        nonce[1] = r->nonce[1];
+        nonce[2] = 1u;
+        fxdp_rng_init_keyed(&sib, r->key, nonce);
+        st = fxdp_rappor_full_provision(cfg, &sib, &dev);
+        wipe(&sib, sizeof sib);
+    } else {
+        st = fxdp_rappor_full_provision(cfg, r, &dev);
+    }
+    if (st == FXDP_OK) {
+        st = fxdp_rappor_full_report(cfg, &dev, r, block, out + 2);
+    }
+    if (st == FXDP_OK) {
+        out[0] = (uint8_t)(dev.cohort & 0xFFu);
+        out[1] = (uint8_t)(dev.cohort >> 8);
+    }
+    wipe(&dev, sizeof dev);
+    return st;
 }

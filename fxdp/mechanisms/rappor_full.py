@@ -341,10 +341,12 @@ class RapporFull(Mechanism):
         return [1 if i in pos else 0 for i in range(self.k)]
 
     def provision(self, src):
-        """A device from a BitSource: secret = 8 x bits(32), then cohort = uniform_below(cohorts).
-        Simulation uses the keyed stream (seed, device_id, stream 1)."""
+        """A device from a BitSource: secret = 8 x bits(32), then cohort = (bits(32) * cohorts) >> 32
+        (exactly 9 words, constant time; the cohort is public and only needs to be spread, so
+        the multiply-shift's bias below cohorts / 2^32 is harmless).  Simulation uses the keyed
+        stream (seed, device_id, stream 1)."""
         secret = tuple(src.bits(32) for _ in range(8))
-        return RapporFullDevice(secret, ref.uniform_below(src, self.cohorts))
+        return RapporFullDevice(secret, (src.bits(32) * self.cohorts) >> 32)
 
     def device_from_seed(self, seed, device_id=0):
         """The simulated device `device_id` of a fleet with `seed` (stream 1 of its keyed stream)."""
@@ -406,6 +408,14 @@ class RapporFull(Mechanism):
     def release(self, src, x):
         """Reference release of an encoded block (check_input) by self.device."""
         return self.report_block(src, x, self.device)
+
+    def release_row(self, src, block, sibling=None):
+        """The export entry point fxdp_rappor_full_release: the device is provisioned from
+        `sibling` (the keyed stream (seed, id, 1) when src is (seed, id, 0)) or, if None, from
+        src itself; returns the output row [cohort & 0xFF, cohort >> 8, S_0, ..., S_{k-1}]."""
+        dev = self.provision(src if sibling is None else sibling)
+        cohort, s = self.report_block(src, block, dev)
+        return [cohort & 0xFF, cohort >> 8] + s
 
     def __call__(self, x, rng=None, device=None):
         """One report (cohort, bits) of value x by `device` (default self.device), drawing
@@ -499,12 +509,14 @@ class RapporFull(Mechanism):
 
     # --- fleet simulation (Numba) and the C library ------------------------------------
     def encode_many(self, values):
-        """An n x value_bytes uint8 matrix of encoded values (str/bytes), or a
-        pre-encoded matrix passed through after a shape check."""
+        """An n x value_bytes uint8 matrix of encoded values (str/bytes), or a matrix of
+        device blocks (any integer dtype, entries 0..255, shape (n, value_bytes)) passed through."""
         if isinstance(values, np.ndarray) and values.ndim == 2:
-            if values.shape[1] != self.value_bytes or values.dtype != np.uint8:
-                raise ValueError(f"values: an encoded matrix must be uint8 of shape (n, {self.value_bytes})")
-            return np.ascontiguousarray(values)
+            if values.shape[1] != self.value_bytes or not np.issubdtype(values.dtype, np.integer):
+                raise ValueError(f"values: a block matrix must be integers of shape (n, {self.value_bytes})")
+            if values.size and (values.min() < 0 or values.max() > 255):
+                raise ValueError("values: block matrix entries must be bytes in [0, 255]")
+            return np.ascontiguousarray(values, dtype=np.uint8)
         blocks = [self.encode(v) for v in values]
         out = np.frombuffer(b"".join(blocks), dtype=np.uint8) if blocks else np.zeros(0, np.uint8)
         return out.reshape(len(blocks), self.value_bytes).copy()
@@ -514,32 +526,38 @@ class RapporFull(Mechanism):
         from . import _kernels_rappor_full as KR
         return KR.cfg_vector(self)
 
-    def report_dtype(self):
-        """numpy dtype of one simulated report: ('cohort', uint32), ('bits', uint8, (k,))."""
-        return np.dtype([("cohort", np.uint32), ("bits", np.uint8, (self.k,))])
-
     def simulate(self, values, seed, device_ids=None):
-        """Fleet simulation (Numba, all cores): device i (id device_ids[i], default i) is
-        provisioned from the keyed stream (seed, id, 1) and reports values[i] with its IRR
-        drawn from (seed, id, 0).  Returns a structured array of report_dtype(), one
-        report per device; bit-identical to the C library (fxdp_rappor_full_fleet)."""
+        """Fleet simulation (Numba, all cores).  Device i (id device_ids[i], default i) is
+        provisioned from the keyed stream (seed, id, 1) and reports values[i] (str/bytes, or a
+        block matrix) with its IRR drawn from (seed, id, 0).  Returns an (n, k + 2) uint8
+        matrix of rows [cohort & 0xFF, cohort >> 8, S_0, ..., S_{k-1}] (split_reports splits
+        it), bit-identical to the C fxdp_rappor_full_release / fxdp_rappor_full_fleet."""
         from ..samplers import _kernels as K
         from . import _kernels_rappor_full as KR
         blocks = self.encode_many(values)
         n = blocks.shape[0]
         ids = _device_ids(device_ids, n)
         seed_words = K.seed_key_words(check_int("seed", seed, 0, (1 << 256) - 1))
-        cohorts = np.zeros(n, np.uint32)
-        bits = np.zeros((n, self.k), np.uint8)
+        out = np.zeros((n, self.k + 2), np.uint8)
         status = np.zeros(n, np.int64)
-        KR.fleet_report(self.kernel_cfg(), seed_words, ids, blocks, cohorts, bits, status)
+        KR.fleet_release(self.kernel_cfg(), seed_words, ids, blocks, out, status)
         bad = np.flatnonzero(status)
         if bad.size:
             raise_for_status(int(status[bad[0]]), f"rappor_full device {int(ids[bad[0]])}")
-        out = np.zeros(n, self.report_dtype())
-        out["cohort"] = cohorts
-        out["bits"] = bits
         return out
+
+    def split_reports(self, reports):
+        """(cohorts uint32 (n,), bits uint8 (n, k)) from simulate's (n, k + 2) report rows."""
+        r = np.asarray(reports)
+        if r.ndim != 2 or r.shape[1] != self.k + 2:
+            raise ValueError(f"reports must be an (n, k + 2) = (n, {self.k + 2}) matrix of report rows")
+        cohorts = r[:, 0].astype(np.uint32) | (r[:, 1].astype(np.uint32) << np.uint32(8))
+        if cohorts.size and int(cohorts.max()) >= self.cohorts:
+            raise ValueError(f"reports: cohort out of range [0, {self.cohorts - 1}]")
+        bits = r[:, 2:]
+        if bits.size and int(bits.max()) > 1:
+            raise ValueError("reports: report bits must be 0/1")
+        return cohorts, np.ascontiguousarray(bits, dtype=np.uint8)
 
     def c_cfg(self, ffi=None):
         """The fxdp_rappor_full_cfg (cffi) of this mechanism for the host C library."""
@@ -564,18 +582,20 @@ class RapporFull(Mechanism):
     def device_spec(self):
         """What firmware export needs: the C entry point, its config and I/O (see docs/rappor_full.md)."""
         return {
-            "c_function": "fxdp_rappor_full_report",
+            "c_function": "fxdp_rappor_full_release",
             "cfg_type": "fxdp_rappor_full_cfg",
             "cfg_init": self.c_cfg_init(),
-            "tables": {},
-            "input": {"name": "block", "ctype": "uint8_t", "length": self.value_bytes,
-                      "encoding": "[len] || UTF-8 bytes || zero padding (fxdp_rappor_full_encode)"},
-            "output": {"name": "out", "ctype": "uint8_t", "length": self.k,
-                       "meaning": "report bits S_0..S_{k-1} (0/1); the cohort is dev->cohort"},
+            "tables": [],
+            "input": {"ctype": "uint8_t", "count": self.value_bytes, "min": 0, "max": 255,
+                      "meaning": "the value block: [len] || UTF-8 bytes || zero padding "
+                                 "(fxdp_rappor_full_encode); any bytes are a valid input"},
+            "output": {"ctype": "uint8_t", "count": self.k + 2,
+                       "meaning": "cohort & 0xFF, cohort >> 8, then the report bits S_0..S_{k-1} (0/1)"},
             "device_state": {"ctype": "fxdp_rappor_full_device",
-                             "provision": "fxdp_rappor_full_provision (once, from the DRBG or hook)"},
-            "sources": ["fxdp_chacha20.c", "fxdp_rng.c", "fxdp_uniform.c", "fxdp_bernoulli.c",
-                        "fxdp_mech_rappor_full.c"],
+                             "provision": "fxdp_rappor_full_provision once from the DRBG or hook, store "
+                                          "it, then fxdp_rappor_full_report per report; "
+                                          "fxdp_rappor_full_release derives it from r's key"},
+            "sources": ["fxdp_bernoulli.c", "fxdp_mech_rappor_full.c"],
             "summary": (f"full RAPPOR: k={self.k} Bloom bits, h={self.h}, {self.cohorts} cohorts, "
                         f"f={self.f_realized}, p={self.p_realized}, q={self.q_realized} "
                         f"(over 2^{self.bits}); epsilon one report {self._eps_one}, "
