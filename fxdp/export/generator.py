@@ -409,7 +409,8 @@ def _board_ldflags(target) -> list[str]:
 def build_packages(target) -> list[str]:
     """Debian packages needed to compile for the target (not to emulate it)."""
     keys = [k for k in target.requires if k == target.tool("gcc") or k.startswith("/usr/lib/avr")]
-    return sorted({target.requires[k] for k in keys}) or ["gcc"]
+    pkgs = sorted({target.requires[k] for k in keys}, key=lambda p: (not p.startswith("gcc"), p))
+    return pkgs or ["gcc"]
 
 
 def emulator_packages(target) -> dict:

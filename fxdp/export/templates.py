@@ -150,7 +150,7 @@ SIZE    := $(CROSS)size
 OBJCOPY := $(CROSS)objcopy
 
 ifeq ($(shell command -v $(CC) 2>/dev/null),)
-$(error $(CC) not found: install the Debian package(s) @@packages@@ (apt-get install @@packages@@))
+$(error $(CC) not found: install the Debian package(s): apt-get install @@packages@@)
 endif
 
 CPUFLAGS := @@cpuflags@@
@@ -246,6 +246,9 @@ if(FXDP_BUILD_EXAMPLE)
     target_compile_definitions(fxdp_example PRIVATE FXDP_DEMO_INSECURE_ENTROPY)
   endif()
   target_link_libraries(fxdp_example PRIVATE fxdp)
+  if(CMAKE_CROSSCOMPILING)
+    set_target_properties(fxdp_example PROPERTIES SUFFIX ".elf")
+  endif()
   target_link_options(fxdp_example PRIVATE @@cmake_ldflags@@-Wl,--gc-sections@@cmake_cpuflags@@)
 @@cmake_link_libs@@endif()
 """
@@ -259,7 +262,6 @@ set(CMAKE_ASM_COMPILER @@prefix@@gcc)
 set(CMAKE_AR @@prefix@@ar)
 set(CMAKE_RANLIB @@prefix@@ranlib)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-set(CMAKE_EXECUTABLE_SUFFIX .elf)
 """
 
 # --------------------------------------------------------------------------

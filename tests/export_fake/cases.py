@@ -1,0 +1,25 @@
+"""The real mechanisms the export tests run (tests/test_export*.py,
+benchmarks/footprint.py): name -> constructor call.  Every mechanism kind
+with a C device form appears at least once, constant-time forms included."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import fxdp.mechanisms as M
+
+CASES = {
+    "rr_bool_ct": lambda: M.make_randomized_response_bool(0.75, constant_time=True),
+    "rr_bool_lazy": lambda: M.make_randomized_response_bool(0.75),
+    "rr_kary_ct": lambda: M.make_randomized_response(["a", "b", "c", "d", "e"], 0.6, constant_time=True),
+    "rr_kary_lazy": lambda: M.make_randomized_response(["a", "b", "c", "d", "e"], 0.6),
+    "rappor_ct": lambda: M.make_rappor(0.5, 2, 16, constant_time=True),
+    "rappor_lazy": lambda: M.make_rappor(0.5, 2, 16),
+    "geometric_ct": lambda: M.make_geometric(10, bounds=(0, 40), constant_time=True),
+    "geometric_lazy": lambda: M.make_geometric(10),
+    "geometric_bounded": lambda: M.make_geometric(Fraction(7, 2), bounds=(-100, 100)),
+}
+MECHANISMS = CASES
+
+
+def make(name):
+    return CASES[name]()
