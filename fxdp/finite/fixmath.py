@@ -357,11 +357,12 @@ def ref_ln_mantissa_q62(w):
             y = t
             acc += REF_LN1P_Q62[i]
     # ln m = ln 2 - acc + ln(Y / 2), ln(Y/2) ~ (y - 2^63) / 2^63
-    return REF_LN2_Q62 - acc + ((y - two) >> 1)
+    return REF_LN2_Q62 - acc - ((two - y) >> 1)
 
 
 def ref_neglog_q58(w, k):
-    """lambda(w, k) = -ln(w / 2^k) in Q.58 (int), |error| < 2^-54 (REF_LN_ERR)."""
+    """lambda(w, k) = -ln(w / 2^k) in Q.58 (int), |error| < 2^-54 (REF_LN_ERR):
+    round((k - e) ln2_Q62 - ln_m_Q62) / 16 (errors: 32 * 2^-63 + 2^-55 + 2^-59)."""
     e = w.bit_length() - 1
     lam62 = (k - e) * REF_LN2_Q62 - ref_ln_mantissa_q62(w)
     return (lam62 + 8) >> 4
