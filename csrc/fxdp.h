@@ -229,4 +229,93 @@ fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cf
 fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[8], const uint64_t *ids,
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
+/* ---- layer 4: mechanisms ----
+ * Randomized response (binary, k-ary), basic RAPPOR and the geometric
+ * mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_geometric.c).
+ * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
+ * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
+ * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
+ * One calling convention (the exporter's, fxdp/export):
+ *     fxdp_status f(fxdp_rng *r, const <cfg> *cfg, const <in> *x, <out> *out);
+ * x points to the input (1 value, or cfg->k / cfg->n), out to the output (same
+ * count).  The config holds the baked integer parameters (Python:
+ * m.device_spec()).  Parameters and inputs are checked first (FXDP_ERR_PARAM:
+ * nothing drawn, out untouched); an rng that failed before gives
+ * FXDP_ERR_ENTROPY.  out is written only on FXDP_OK; vector releases are all or
+ * nothing (built in a stack buffer, wiped before returning), so an entropy
+ * failure at any word releases nothing, in every rng mode.
+ * _ct forms: the same instructions, memory reads and bits consumed for every
+ * valid input and every random draw (only a bad parameter or input, or an
+ * entropy failure, changes the control flow); checked by instruction counts. */
+
+#define FXDP_RAPPOR_MAX_K 1024     /* RAPPOR bits per report (a 128-byte stack buffer)   */
+#define FXDP_GEOMETRIC_MAX_N 16    /* geometric values per release (128-byte stack buffer) */
+
+/* Binary randomized response: out = x with probability p = a/2^k, else 1 - x.
+ * 1 <= k <= 63, 2^(k-1) <= a < 2^k; x, out: one byte, 0 or 1. */
+typedef struct fxdp_rr_bool_cfg {
+    uint64_t a;
+    uint8_t k;
+} fxdp_rr_bool_cfg;
+/* Lazy: keep = bernoulli_dyadic(a, k) (2 bits on average; the bits used reveal keep). */
+fxdp_status fxdp_rr_bool(fxdp_rng *r, const fxdp_rr_bool_cfg *cfg, const uint8_t *x, uint8_t *out);
+/* Constant time: keep = bernoulli_dyadic_ct(a, k) (exactly k bits). */
+fxdp_status fxdp_rr_bool_ct(fxdp_rng *r, const fxdp_rr_bool_cfg *cfg, const uint8_t *x, uint8_t *out);
+
+/* k-ary randomized response over t categories (indices 0..t-1): the truth has
+ * weight w0, every other category w = (2^k - w0)/(t - 1), out of 2^k.
+ * 1 <= k <= 32, 2 <= t <= 2^(k-1), 0 < w0 < 2^k; thresholds = {w0, w0 + w, ...,
+ * w0 + (t-2) w} (t - 1 entries, strictly increasing, < 2^k; used by the _ct
+ * form only, which checks its first and last entry). */
+typedef struct fxdp_rr_cfg {
+    uint32_t t;
+    uint32_t w0;
+    uint8_t k;
+    const uint32_t *thresholds;
+} fxdp_rr_cfg;
+/* Lazy (OpenDP's algorithm): x in [0, t], x = t meaning "not a category" (answered uniformly):
+ * s = uniform_below(x < t ? t-1 : t); if x < t and s >= x: s++; honest = bernoulli_dyadic(w0, k);
+ * out = honest && x < t ? x : s. */
+fxdp_status fxdp_rr(fxdp_rng *r, const fxdp_rr_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time: x in [0, t) (members only); d = table_sample_ct(thresholds, t-1, k) (exactly k
+ * bits, full scan); out = (x + d) mod t without division or branch. */
+fxdp_status fxdp_rr_ct(fxdp_rng *r, const fxdp_rr_cfg *cfg, const uint32_t *x, uint32_t *out);
+
+/* Basic one-time RAPPOR: out[i] = x[i] XOR bernoulli(a/2^bits), i = 0..k-1 in order.
+ * 1 <= bits <= 63, 1 <= a <= 2^(bits-1) (flip probability f/2 in (0, 1/2]),
+ * 1 <= m <= k <= FXDP_RAPPOR_MAX_K; x: exactly k bytes, each 0 or 1, at most m ones. */
+typedef struct fxdp_rappor_cfg {
+    uint64_t a;
+    uint8_t bits;
+    uint32_t k;
+    uint32_t m;
+} fxdp_rappor_cfg;
+/* Lazy flips (bernoulli_dyadic, 2 bits each on average). */
+fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
+/* Constant-time flips (exactly bits bits each; branch-free input check). */
+fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
+
+/* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
+ * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).
+ * Lazy: noise discrete_laplace(s, t), scale t/s (s, t >= 1).
+ * Constant time: noise J = table_sample_ct(thresholds, 2 width, k) - width from the proved
+ * table (fxdp/samplers/bounded.py): 1 <= k <= 32, 1 <= width <= 32767, bounds within int32,
+ * thresholds: 2 width entries, strictly increasing, < 2^k (the last one is checked). */
+typedef struct fxdp_geometric_cfg {
+    uint32_t s;
+    uint32_t t;
+    int64_t lo;
+    int64_t hi;
+    uint32_t n;
+    uint8_t k;
+    uint32_t width;
+    const uint32_t *thresholds;
+} fxdp_geometric_cfg;
+/* Lazy: out[i] = clamp(x[i] + discrete_laplace(s, t), lo, hi) (no overflow); FXDP_ERR_RANGE
+ * as fxdp_discrete_laplace (probability below exp(-2^31)); any int64 input. */
+fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
+/* Constant time: out[i] = clamp(clamp(x[i], lo, hi) + J, lo, hi), exactly k bits per value;
+ * any int64 input (clamped to the bounds first, branch-free). */
+fxdp_status fxdp_geometric_ct(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
+
 #endif /* FXDP_H */

@@ -45,4 +45,29 @@ fxdp_status fxdp_fill_discrete_laplace_censored(fxdp_rng *r, uint32_t s, uint32_
 fxdp_status fxdp_fill_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds, unsigned k,
                                       uint32_t *out, size_t count, size_t *produced);
 
+/* ---- mechanism fleets (fxdp_host_mech.c) ----
+ * One call simulates a fleet through the layer-4 entry points (fxdp.h), device
+ * by device, as firmware would.  Device i uses the keyed stream (seed,
+ * device_ids[i], stream 0) with its block counter started at first_block (0 for
+ * the real stream), and releases its input row with the _ct form if ct != 0:
+ * row i of x and out is element i (rr_bool, rr), k bytes (rappor) or cfg->n
+ * values (geometric).  status[i] = that release's fxdp_status (out row written
+ * only on FXDP_OK); bits_used[i] (bits_used may be NULL) = the stream position
+ * afterwards.  For rr with ct != 0, x[i] == t (not a category) is answered by
+ * fxdp_uniform_below_u32(t), as the Python host does.  Returns FXDP_ERR_PARAM
+ * (nothing done) for NULL pointers, else the first device's non-OK status, or
+ * FXDP_OK. */
+fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                               const fxdp_rr_bool_cfg *cfg, int ct, const uint8_t *x, uint8_t *out,
+                               uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_rr(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                          const fxdp_rr_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                          uint64_t *bits_used);
+fxdp_status fxdp_fleet_rappor(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                              const fxdp_rappor_cfg *cfg, int ct, const uint8_t *x, uint8_t *out, uint8_t *status,
+                              uint64_t *bits_used);
+fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                 const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
+                                 uint8_t *status, uint64_t *bits_used);
+
 #endif /* FXDP_HOST_H */

@@ -1,0 +1,136 @@
+/*
+ * fxdp_host_mech.c -- host-only fleet loops over the layer-4 mechanisms
+ * (declared in fxdp_host.h, "mechanism fleets"): one cffi call runs a whole
+ * simulated fleet, device by device, through the firmware entry points
+ * (fxdp_rr_bool[_ct], fxdp_rr[_ct], fxdp_rappor[_ct], fxdp_geometric[_ct]),
+ * exactly as firmware would.  Not part of the firmware library.
+ *
+ * Device i: fxdp_rng_init_seed(seed, device_ids[i], stream 0), then the
+ * counter is set to first_block (0 for the real stream; tests move it near
+ * 0xFFFFFFFF to make the keystream run out), then one release of its input
+ * row.  status[i] = that release's fxdp_status; its output row is written
+ * only on FXDP_OK; bits_used[i] (if bits_used is not NULL) = the stream
+ * position afterwards, counter*512 - (16 - word_pos)*32 - bitcount.
+ */
+#include "fxdp_host.h"
+
+typedef fxdp_status (*rr_bool_fn)(fxdp_rng *, const fxdp_rr_bool_cfg *, const uint8_t *, uint8_t *);
+typedef fxdp_status (*rr_fn)(fxdp_rng *, const fxdp_rr_cfg *, const uint32_t *, uint32_t *);
+typedef fxdp_status (*rappor_fn)(fxdp_rng *, const fxdp_rappor_cfg *, const uint8_t *, uint8_t *);
+typedef fxdp_status (*geo_fn)(fxdp_rng *, const fxdp_geometric_cfg *, const int64_t *, int64_t *);
+
+static void device_rng(fxdp_rng *r, const uint32_t seed[8], uint64_t id, uint32_t first_block)
+{
+    fxdp_rng_init_seed(r, seed, (uint32_t)(id & 0xFFFFFFFFu), (uint32_t)(id >> 32), 0u);
+    r->counter = first_block;
+}
+
+static uint64_t position(const fxdp_rng *r)
+{
+    return (uint64_t)r->counter * 512u - (uint64_t)(16u - r->word_pos) * 32u - r->bitcount;
+}
+
+/* First non-OK status of the fleet (FXDP_OK if none). */
+static fxdp_status first_error(const uint8_t *status, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (status[i] != 0u) {
+            return (fxdp_status)status[i];
+        }
+    }
+    return FXDP_OK;
+}
+
+#define FLEET_ARGS_BAD(cfg) \
+    (seed == NULL || (cfg) == NULL || (n != 0u && (device_ids == NULL || x == NULL || out == NULL || status == NULL)))
+
+fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                               const fxdp_rr_bool_cfg *cfg, int ct, const uint8_t *x, uint8_t *out,
+                               uint8_t *status, uint64_t *bits_used)
+{
+    rr_bool_fn f = ct ? fxdp_rr_bool_ct : fxdp_rr_bool;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_rr(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                          const fxdp_rr_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                          uint64_t *bits_used)
+{
+    rr_fn f = ct ? fxdp_rr_ct : fxdp_rr;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        if (ct && x[i] == cfg->t) {
+            /* not a category: the host answers uniformly (RandomizedResponse.release_index) */
+            status[i] = (uint8_t)fxdp_uniform_below_u32(&r, cfg->t, out + i);
+        } else {
+            status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
+        }
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_rappor(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                              const fxdp_rappor_cfg *cfg, int ct, const uint8_t *x, uint8_t *out, uint8_t *status,
+                              uint64_t *bits_used)
+{
+    rappor_fn f = ct ? fxdp_rappor_ct : fxdp_rappor;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i * (size_t)cfg->k, out + i * (size_t)cfg->k);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                 const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
+                                 uint8_t *status, uint64_t *bits_used)
+{
+    geo_fn f = ct ? fxdp_geometric_ct : fxdp_geometric;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i * (size_t)cfg->n, out + i * (size_t)cfg->n);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
