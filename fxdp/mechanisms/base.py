@@ -13,6 +13,27 @@ rounds upward.  Here it also carries:
 * ``output_pmf(x)``: the exact output distribution of the implementation
   (Fractions) and ``audit_pairs()``, the neighbouring inputs to compare, for
   ``fxdp.audit``.
+* ``device_spec()``: the C device form, for the firmware exporter (fxdp/export),
+  a dict with exactly these keys:
+
+  - ``"c_function"``: the csrc entry point, e.g. ``"fxdp_rr_bool_ct"``; every one
+    has the signature ``fxdp_status f(fxdp_rng *r, const <cfg_type> *cfg,
+    const <in> *x, <out> *out)`` (csrc/fxdp.h, "layer 4: mechanisms");
+  - ``"cfg_type"``: the C config struct, e.g. ``"fxdp_rr_bool_cfg"``;
+  - ``"cfg_init"``: C99 designated-initializer text for it, integer constants
+    only (``UINT32_C``/``UINT64_C``/``INT64_C``), tables referenced by name, e.g.
+    ``"{ .a = UINT64_C(3221225472), .k = 32u }"``; fields left out are zero;
+  - ``"tables"``: list of ``(c_name, c_elem_type, list_of_ints)``, the const
+    arrays cfg_init names (e.g. the constant-time threshold tables);
+  - ``"input"`` / ``"output"``: ``{"ctype": ..., "count": n}``: element type
+    and number of elements x / out point to (1, or k bits, or d values);
+  - ``"sources"``: the csrc/*.c files the entry point needs (link closure);
+  - ``"summary"``: one line with the realized parameters, epsilon and whether
+    the form is constant time.
+
+  Mechanisms with a size the device must fix take it as an argument
+  (``Geometric.device_spec(dim=d)`` for vector=True); a configuration with no
+  device form (geometric scale 0, RAPPOR k > 1024) raises ValueError.
 """
 from __future__ import annotations
 

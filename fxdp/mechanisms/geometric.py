@@ -120,6 +120,22 @@ class Geometric(Mechanism):
             return ref.clamp(xc + j, lo, hi)
         return ref.clamp(x + ref.discrete_laplace(src, self.s, self.t), lo, hi)
 
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation (Numba, all cores, GIL released): values are n int64 inputs
+        (an n x d matrix when vector=True, one d-vector per device); device i draws from
+        the keyed stream (seed, device_ids[i], stream 0), bit-identical to the C library.
+        Returns int64 outputs of the same shape; raises ValueError / EntropyError /
+        RangeError (nothing returned)."""
+        from ._kernels_mech import simulate
+        return simulate(self, values, seed, device_ids)
+
+    def device_spec(self, dim=None):
+        """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base).
+        vector=True needs the vector length: dim in [1, FXDP_GEOMETRIC_MAX_N = 16].
+        scale = 0 has no device form (ValueError)."""
+        from ._device import geometric_spec
+        return geometric_spec(self, dim)
+
 
 def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32):
     """Geometric mechanism: scale >= 0, bounds (lower, upper) or None for the int64 range."""

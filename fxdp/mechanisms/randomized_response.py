@@ -60,6 +60,20 @@ class RandomizedResponseBool(Mechanism):
         keep = sample(src, self.a, self.bits)
         return x if keep else not x
 
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation (Numba, all cores, GIL released): device i releases values[i]
+        from the keyed stream (seed, device_ids[i], stream 0); bit-identical to the C
+        library.  values: n bools (or 0/1); seed: int in [0, 2^256); device_ids: n ints
+        in [0, 2^64) (default 0..n-1).  Returns a bool array of n outputs; raises
+        ValueError (bad input, before drawing) or EntropyError (nothing returned)."""
+        from ._kernels_mech import simulate
+        return simulate(self, values, seed, device_ids)
+
+    def device_spec(self):
+        """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base)."""
+        from ._device import rr_bool_spec
+        return rr_bool_spec(self)
+
     def audit_pairs(self):
         return [(False, True), (True, False)]
 
@@ -168,6 +182,21 @@ class RandomizedResponse(Mechanism):
             s += 1
         honest = ref.bernoulli_dyadic(src, self.w0, self.bits)
         return x if honest and x < t else s
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation (Numba, all cores, GIL released) on device indices: values are
+        n category indices in [0, t] (t = not a category, answered uniformly; use
+        ``index_of`` to map host values); device i draws from the keyed stream
+        (seed, device_ids[i], stream 0), bit-identical to the C library.  Returns an int64
+        array of n output indices; raises ValueError / EntropyError (nothing returned)."""
+        from ._kernels_mech import simulate
+        return simulate(self, values, seed, device_ids)
+
+    def device_spec(self):
+        """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base).
+        The device works on category indices (``index_of``)."""
+        from ._device import rr_spec
+        return rr_spec(self)
 
     def audit_pairs(self):
         t = self.t

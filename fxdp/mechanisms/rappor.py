@@ -76,6 +76,20 @@ class Rappor(Mechanism):
         sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
         return [b ^ int(sample(src, self.a, self.bits)) for b in x]
 
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation (Numba, all cores, GIL released): values is an n x k 0/1 matrix,
+        each row with at most m ones; device i draws its k flips from the keyed stream
+        (seed, device_ids[i], stream 0), bit-identical to the C library.  Returns an
+        n x k uint8 matrix; raises ValueError / EntropyError (nothing returned)."""
+        from ._kernels_mech import simulate
+        return simulate(self, values, seed, device_ids)
+
+    def device_spec(self):
+        """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base);
+        k must be at most FXDP_RAPPOR_MAX_K (1024)."""
+        from ._device import rappor_spec
+        return rappor_spec(self)
+
     def bit_pmf(self, xi):
         """P(y_i = 1 | x_i)."""
         return 1 - self.flip_prob if xi else self.flip_prob
