@@ -110,6 +110,28 @@ static inline uint64_t fxdp_i_ct_lt64(uint64_t x, uint64_t y)   /* x < y ? 1 : 0
 /* Number of significant bits of v (0 for v = 0). */
 unsigned fxdp_i_bitlen64(uint64_t v);
 
+/* Number of significant bits of v, v != 0. */
+static inline unsigned fxdp_i_bitlen32_nz(uint32_t v)
+{
+#if defined(__GNUC__) && !defined(FXDP_PORTABLE_BITLEN)
+    return (unsigned)(sizeof(unsigned long) * 8u) - (unsigned)__builtin_clzl((unsigned long)v);
+#else
+    unsigned k = 1;
+    if ((v >> 16) != 0u) { k += 16u; v >>= 16; }
+    if ((v >> 8) != 0u) { k += 8u; v >>= 8; }
+    if ((v >> 4) != 0u) { k += 4u; v >>= 4; }
+    if ((v >> 2) != 0u) { k += 2u; v >>= 2; }
+    if ((v >> 1) != 0u) { k += 1u; }
+    return k;
+#endif
+}
+
+/* Mask of the low j bits, j in 0..32. */
+static inline uint32_t fxdp_i_mask32(uint32_t j)
+{
+    return j == 0u ? 0u : UINT32_C(0xFFFFFFFF) >> (32u - j);
+}
+
 /* Unvalidated samplers (preconditions as the public versions). */
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);

@@ -8,6 +8,9 @@
 
 unsigned fxdp_i_bitlen64(uint64_t v)
 {
+#if defined(__GNUC__) && !defined(FXDP_PORTABLE_BITLEN)
+    return v == 0u ? 0u : 64u - (unsigned)__builtin_clzll((unsigned long long)v);
+#else
     unsigned k = 0;
 
     if ((v >> 32) != 0u) {
@@ -35,6 +38,7 @@ unsigned fxdp_i_bitlen64(uint64_t v)
         v >>= 1;
     }
     return k + (unsigned)v;
+#endif
 }
 
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
