@@ -7,9 +7,6 @@
 
 fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out)
 {
-    unsigned kk = k;
-    uint32_t buf, cnt, digit;
-
     if (a == 0u) {
         *out = 0;
         return FXDP_OK;
@@ -20,104 +17,33 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
     }
     while ((a & 1u) == 0u) {        /* a odd: drop the trailing zero digits of a/2^k */
         a >>= 1;
-        kk -= 1u;
+        k -= 1u;
     }
-    /*
-     * now 1 <= kk <= 63 digits remain.  Rather than one bit per step, the
-     * j = min(cnt, kk) buffered stream bits are XORed with the next j digits
-     * of a; the most significant set bit of the XOR is the first difference
-     * and only the bits up to and including it are consumed: exactly the
-     * reference's bits.  A word is fetched only when the buffer is empty and
-     * digits remain, as the reference's bits(1) would.
-     */
-    buf = r->bitbuf;
-    cnt = r->bitcount;
-    for (;;) {
-        uint32_t j, sb, db, x;
-        if (cnt == 0u) {
-            r->bitbuf = 0;          /* buffer empty: the state is exact if the refill fails */
-            r->bitcount = 0;
-            if (fxdp_i_refill(r, &buf) != FXDP_OK) {
-                return FXDP_ERR_ENTROPY;
-            }
-            cnt = 32u;
-        }
-        j = cnt < (uint32_t)kk ? cnt : (uint32_t)kk;               /* 1..32 */
-        sb = (buf >> (cnt - j)) & fxdp_i_mask32(j);                  /* next j stream bits */
-        db = (uint32_t)(a >> ((uint32_t)kk - j)) & fxdp_i_mask32(j); /* next j digits of p */
-        x = sb ^ db;
-        if (x != 0u) {
-            unsigned lz = fxdp_i_bitlen32_nz(x);                     /* difference at j - lz */
-            cnt -= j - (uint32_t)lz + 1u;
-            digit = (db >> (lz - 1u)) & 1u;      /* digit 1 against bit 0: U < p */
-            break;
-        }
-        cnt -= j;
-        kk -= (unsigned)j;
-        if (kk == 0u) {
-            digit = 0u;                          /* U agrees with every digit: U >= p */
-            break;
-        }
+    {
+        uint32_t buf = r->bitbuf, cnt = r->bitcount;
+        fxdp_status st = fxdp_i_rd_dyadic_odd(r, &buf, &cnt, a, k, out);
+        r->bitbuf = buf;
+        r->bitcount = cnt;
+        return st;
     }
-    r->bitbuf = buf & fxdp_i_mask32(cnt);
-    r->bitcount = cnt;
-    *out = (uint8_t)digit;
-    return FXDP_OK;
 }
 
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out)
 {
-    uint64_t x;
-
-    if (fxdp_i_bits64(r, k, &x) != FXDP_OK) {
-        return FXDP_ERR_ENTROPY;
-    }
-    *out = (uint8_t)fxdp_i_ct_lt64(x, a);
-    return FXDP_OK;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_dyadic_ct(r, &buf, &cnt, a, k, out);
+    r->bitbuf = buf;
+    r->bitcount = cnt;
+    return st;
 }
 
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out)
 {
-    uint64_t rem = n;
-    uint32_t buf, cnt, bit, digit;
-
-    if (n == 0u) {
-        *out = 0;
-        return FXDP_OK;
-    }
-    if (n == d) {
-        *out = 1;
-        return FXDP_OK;
-    }
-    buf = r->bitbuf;
-    cnt = r->bitcount;
-    for (;;) {
-        /* next digit of n/d: 2 rem >= d, written so that nothing overflows */
-        if (rem >= d - rem) {
-            digit = 1u;
-            rem -= d - rem;
-        } else {
-            digit = 0u;
-            rem += rem;
-        }
-        if (cnt == 0u) {
-            r->bitbuf = 0;
-            r->bitcount = 0;
-            if (fxdp_i_refill(r, &buf) != FXDP_OK) {
-                return FXDP_ERR_ENTROPY;
-            }
-            cnt = 32u;
-        }
-        cnt -= 1u;
-        bit = (buf >> cnt) & 1u;
-        if (bit != digit || rem == 0u) {
-            break;                  /* first difference, or the expansion ended: U >= p */
-        }
-    }
-    r->bitbuf = buf & ((UINT32_C(1) << cnt) - 1u);
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_rational(r, &buf, &cnt, n, d, out);
+    r->bitbuf = buf;
     r->bitcount = cnt;
-    *out = (uint8_t)(bit != digit ? digit : 0u);
-    return FXDP_OK;
+    return st;
 }
 
 /* exp(-n/d) for 0 <= n <= d: K = 1; while bernoulli_rational(n, d K): K++; K odd. */

@@ -29,69 +29,108 @@ static inline fxdp_status fxdp_i_ready(const fxdp_rng *r)
     return FXDP_OK;
 }
 
+/*
+ * ---- bit reader ---------------------------------------------------------
+ * The fxdp_i_rd_* functions read the stream from (*buf, *cnt), a copy of
+ * (r->bitbuf, r->bitcount) that the caller loads before and stores back
+ * after (so a loop keeps them in registers); they touch r only through
+ * fxdp_i_refill.  Invariant: *buf < 2^*cnt, *cnt <= 31 between reads.  On a
+ * failure *buf and *cnt are as before the failing read (the reference's
+ * bits() consumes nothing when its word fetch fails) and nothing is output.
+ */
+
 /* Next n (0..32) stream bits, first bit most significant (BitSource.bits). */
-static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
+static inline fxdp_status fxdp_i_rd_bits(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, unsigned n, uint32_t *out)
 {
-    uint32_t cnt = r->bitcount;
+    uint32_t c = *cnt;
     uint32_t nn = (uint32_t)n;
 
-    if (nn <= cnt) {
-        cnt -= nn;
-        *out = r->bitbuf >> cnt;
-        r->bitbuf &= (UINT32_C(1) << cnt) - 1u;
-        r->bitcount = cnt;
+    if (nn <= c) {
+        c -= nn;
+        *out = *buf >> c;
+        *buf &= (UINT32_C(1) << c) - 1u;
+        *cnt = c;
     } else {
         uint32_t w;
-        uint32_t need = nn - cnt;            /* 1..32 */
+        uint32_t need = nn - c;              /* 1..32 */
         if (fxdp_i_refill(r, &w) != FXDP_OK) {
             return FXDP_ERR_ENTROPY;
         }
-        /* (bitbuf << need) without a shift by 32: bitbuf is 0 when need is 32 */
-        *out = ((r->bitbuf << (need - 1u)) << 1) | (w >> (32u - need));
-        cnt = 32u - need;                    /* 0..31 */
-        r->bitbuf = w & ((UINT32_C(1) << cnt) - 1u);
-        r->bitcount = cnt;
+        /* (buf << need) without a shift by 32: buf is 0 when need is 32 */
+        *out = ((*buf << (need - 1u)) << 1) | (w >> (32u - need));
+        c = 32u - need;                      /* 0..31 */
+        *buf = w & ((UINT32_C(1) << c) - 1u);
+        *cnt = c;
     }
-    return FXDP_OK;
-}
-
-/* Next single bit (same stream use as fxdp_i_bits(r, 1, .)). */
-static inline fxdp_status fxdp_i_bit(fxdp_rng *r, uint32_t *bit)
-{
-    uint32_t cnt = r->bitcount;
-
-    if (cnt == 0u) {
-        uint32_t w;
-        if (fxdp_i_refill(r, &w) != FXDP_OK) {
-            return FXDP_ERR_ENTROPY;
-        }
-        r->bitbuf = w;
-        cnt = 32u;
-    }
-    cnt -= 1u;
-    *bit = (r->bitbuf >> cnt) & 1u;
-    r->bitbuf &= (UINT32_C(1) << cnt) - 1u;
-    r->bitcount = cnt;
     return FXDP_OK;
 }
 
 /* Next n (0..64) bits: bits(n) for n <= 32, else bits(n - 32) then bits(32). */
-static inline fxdp_status fxdp_i_bits64(fxdp_rng *r, unsigned n, uint64_t *out)
+static inline fxdp_status fxdp_i_rd_bits64(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, unsigned n, uint64_t *out)
 {
     uint32_t hi, lo;
 
     if (n <= 32u) {
-        if (fxdp_i_bits(r, n, &lo) != FXDP_OK) {
+        if (fxdp_i_rd_bits(r, buf, cnt, n, &lo) != FXDP_OK) {
             return FXDP_ERR_ENTROPY;
         }
         *out = lo;
         return FXDP_OK;
     }
-    if (fxdp_i_bits(r, n - 32u, &hi) != FXDP_OK || fxdp_i_bits(r, 32u, &lo) != FXDP_OK) {
+    if (fxdp_i_rd_bits(r, buf, cnt, n - 32u, &hi) != FXDP_OK) {
         return FXDP_ERR_ENTROPY;
+    }
+    if (fxdp_i_rd_bits(r, buf, cnt, 32u, &lo) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;    /* the high part stays consumed, as in the reference */
     }
     *out = ((uint64_t)hi << 32) | lo;
     return FXDP_OK;
+}
+
+/* Next single bit (same stream use as fxdp_i_rd_bits(., 1, .)). */
+static inline fxdp_status fxdp_i_rd_bit(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, uint32_t *bit)
+{
+    uint32_t c = *cnt, b = *buf;
+
+    if (c == 0u) {
+        if (fxdp_i_refill(r, &b) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        c = 32u;
+    }
+    c -= 1u;
+    *bit = (b >> c) & 1u;
+    *buf = b & ((UINT32_C(1) << c) - 1u);
+    *cnt = c;
+    return FXDP_OK;
+}
+
+/* The same reads on r's own buffer (load, read, store back). */
+static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
+{
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_bits(r, &buf, &cnt, n, out);
+    r->bitbuf = buf;
+    r->bitcount = cnt;
+    return st;
+}
+
+static inline fxdp_status fxdp_i_bits64(fxdp_rng *r, unsigned n, uint64_t *out)
+{
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_bits64(r, &buf, &cnt, n, out);
+    r->bitbuf = buf;
+    r->bitcount = cnt;
+    return st;
+}
+
+static inline fxdp_status fxdp_i_bit(fxdp_rng *r, uint32_t *bit)
+{
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_bit(r, &buf, &cnt, bit);
+    r->bitbuf = buf;
+    r->bitcount = cnt;
+    return st;
 }
 
 /* Constant-time comparisons (no branches; BearSSL style). */
@@ -126,10 +165,142 @@ static inline unsigned fxdp_i_bitlen32_nz(uint32_t v)
 #endif
 }
 
-/* Mask of the low j bits, j in 0..32. */
-static inline uint32_t fxdp_i_mask32(uint32_t j)
+/* Mask of the low j bits, j in 1..32. */
+static inline uint32_t fxdp_i_mask32_nz(uint32_t j)
 {
-    return j == 0u ? 0u : UINT32_C(0xFFFFFFFF) >> (32u - j);
+    return UINT32_C(0xFFFFFFFF) >> (32u - j);
+}
+
+/* ---- inline sampler cores on the bit reader (the sampler files and the host bulk loops) ---- */
+
+/* Lazy Bernoulli(a / 2^kk) for odd a < 2^kk, 1 <= kk <= 63 (the core of fxdp_i_bernoulli_dyadic).
+ *
+ * Rather than one bit per step, the j = min(cnt, kk) buffered stream bits are
+ * XORed with the next j digits of a; the most significant set bit of the XOR
+ * is the first difference, and only the bits up to and including it are
+ * consumed: exactly the reference's bits.  A word is fetched only when the
+ * buffer is empty and digits remain, as the reference's bits(1) would. */
+static inline fxdp_status fxdp_i_rd_dyadic_odd(fxdp_rng *r, uint32_t *pbuf, uint32_t *pcnt, uint64_t a, unsigned kk,
+                                               uint8_t *out)
+{
+    uint32_t buf = *pbuf, cnt = *pcnt, digit;
+
+    for (;;) {
+        uint32_t j, sb, db, x;
+        if (cnt == 0u) {
+            *pbuf = 0;              /* buffer empty: exact state if the refill fails */
+            *pcnt = 0;
+            if (fxdp_i_refill(r, &buf) != FXDP_OK) {
+                return FXDP_ERR_ENTROPY;
+            }
+            cnt = 32u;
+        }
+        j = cnt < (uint32_t)kk ? cnt : (uint32_t)kk;                     /* 1..32 */
+        sb = (buf >> (cnt - j)) & fxdp_i_mask32_nz(j);                    /* next j stream bits */
+        db = (uint32_t)(a >> ((uint32_t)kk - j)) & fxdp_i_mask32_nz(j);   /* next j digits of p */
+        x = sb ^ db;
+        if (x != 0u) {
+            unsigned lz = fxdp_i_bitlen32_nz(x);                           /* difference at j - lz */
+            cnt -= j - (uint32_t)lz + 1u;
+            digit = (db >> (lz - 1u)) & 1u;      /* digit 1 against bit 0: U < p */
+            break;
+        }
+        cnt -= j;
+        kk -= (unsigned)j;
+        if (kk == 0u) {
+            digit = 0u;                          /* U agrees with every digit: U >= p */
+            break;
+        }
+    }
+    *pbuf = buf & ((UINT32_C(1) << cnt) - 1u);  /* cnt <= 31 here */
+    *pcnt = cnt;
+    *out = (uint8_t)digit;
+    return FXDP_OK;
+}
+
+/* Bernoulli(a / 2^k) in constant time: exactly k bits, branch-free compare. */
+static inline fxdp_status fxdp_i_rd_dyadic_ct(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, uint64_t a, unsigned k,
+                                              uint8_t *out)
+{
+    uint64_t x;
+
+    if (fxdp_i_rd_bits64(r, buf, cnt, k, &x) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;
+    }
+    *out = (uint8_t)fxdp_i_ct_lt64(x, a);
+    return FXDP_OK;
+}
+
+/* Uniform below n with k = bitlen(n - 1) bits per try. */
+static inline fxdp_status fxdp_i_rd_uniform64(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, uint64_t n, unsigned k,
+                                              uint64_t *out)
+{
+    uint64_t x;
+
+    for (;;) {
+        if (fxdp_i_rd_bits64(r, buf, cnt, k, &x) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        if (x < n) {
+            *out = x;
+            return FXDP_OK;
+        }
+    }
+}
+
+/* Uniform below n < 2^32 with k = bitlen(n - 1) <= 32 bits per try. */
+static inline fxdp_status fxdp_i_rd_uniform32(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, uint32_t n, unsigned k,
+                                              uint32_t *out)
+{
+    uint32_t x;
+
+    for (;;) {
+        if (fxdp_i_rd_bits(r, buf, cnt, k, &x) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        if (x < n) {
+            *out = x;
+            return FXDP_OK;
+        }
+    }
+}
+
+/* Bernoulli(n / d), 1 <= d, n <= d: lazy comparison with the digits of n/d by long division. */
+static inline fxdp_status fxdp_i_rd_rational(fxdp_rng *r, uint32_t *buf, uint32_t *cnt, uint64_t n, uint64_t d,
+                                             uint8_t *out)
+{
+    uint64_t rem = n;
+    uint32_t bit, digit;
+
+    if (n == 0u) {
+        *out = 0;
+        return FXDP_OK;
+    }
+    if (n == d) {
+        *out = 1;
+        return FXDP_OK;
+    }
+    for (;;) {
+        /* next digit of n/d: 2 rem >= d, written so that nothing overflows */
+        if (rem >= d - rem) {
+            digit = 1u;
+            rem -= d - rem;
+        } else {
+            digit = 0u;
+            rem += rem;
+        }
+        if (fxdp_i_rd_bit(r, buf, cnt, &bit) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        if (bit != digit) {
+            *out = (uint8_t)digit;
+            return FXDP_OK;
+        }
+        if (rem == 0u) {
+            *out = 0;               /* the expansion ended: U >= p */
+            return FXDP_OK;
+        }
+    }
 }
 
 /* Unvalidated samplers (preconditions as the public versions). */

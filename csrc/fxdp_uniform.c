@@ -43,34 +43,20 @@ unsigned fxdp_i_bitlen64(uint64_t v)
 
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
 {
-    unsigned k = fxdp_i_bitlen64(n - 1u);
-    uint32_t x;
-
-    for (;;) {
-        if (fxdp_i_bits(r, k, &x) != FXDP_OK) {
-            return FXDP_ERR_ENTROPY;
-        }
-        if (x < n) {
-            *out = x;
-            return FXDP_OK;
-        }
-    }
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_uniform32(r, &buf, &cnt, n, fxdp_i_bitlen64(n - 1u), out);
+    r->bitbuf = buf;
+    r->bitcount = cnt;
+    return st;
 }
 
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)
 {
-    unsigned k = fxdp_i_bitlen64(n - 1u);
-    uint64_t x;
-
-    for (;;) {
-        if (fxdp_i_bits64(r, k, &x) != FXDP_OK) {
-            return FXDP_ERR_ENTROPY;
-        }
-        if (x < n) {
-            *out = x;
-            return FXDP_OK;
-        }
-    }
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = fxdp_i_rd_uniform64(r, &buf, &cnt, n, fxdp_i_bitlen64(n - 1u), out);
+    r->bitbuf = buf;
+    r->bitcount = cnt;
+    return st;
 }
 
 fxdp_status fxdp_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
