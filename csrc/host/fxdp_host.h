@@ -4,7 +4,8 @@
  * of the firmware library.  Also parsed as a cffi cdef (see fxdp.h).
  *
  * Every fxdp_fill_* validates its parameters once (FXDP_ERR_PARAM: nothing
- * drawn, nothing written; out may be NULL only if count == 0), then draws
+ * drawn, nothing written; out may be NULL only if count == 0), fails with
+ * FXDP_ERR_ENTROPY if the rng has failed before (even for count == 0), then draws
  * out[0], out[1], ... in order, exactly as count calls of the single-sample
  * function would; it stops at the first error and returns that status.
  * *produced (if produced is not NULL) is always set: the number of outputs
