@@ -318,4 +318,57 @@ fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int
  * any int64 input (clamped to the bounds first, branch-free). */
 fxdp_status fxdp_geometric_ct(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
 
+/* ---- finite-precision Laplace (Gazeau et al.) ----------------------------
+ * fxdp_fixmath.c, fxdp_laplace_fixed.c; Python twins fxdp/finite/fixmath.py,
+ * fxdp/finite/laplace.py (the definitions; docs/finite_precision.md). */
+
+/* ln(m / 2^31) in Q0.32 for m in [2^31, 2^32) (integer-only; returns 0 for m < 2^31). */
+uint32_t fxdp_ln_mantissa_q32(uint32_t m);
+/* *out = -ln(w / 2^k) in Q5.26 for 1 <= w < 2^k, 1 <= k <= 32; non-increasing in w. */
+fxdp_status fxdp_neglog_q26(uint32_t w, unsigned k, uint32_t *out);
+/* cos and sin of angle / 2^32 turns in Q1.30 (CORDIC, 40 iterations on int64). */
+void fxdp_cordic_q30(uint32_t angle, int32_t *cos_out, int32_t *sin_out);
+
+/* 1-D fixed-point Laplace with snapping and truncation (raw values of one Q format). */
+typedef struct fxdp_laplace_fixed_params {
+    uint32_t uniform_bits;   /* k in [1, 32]: one bits(k) draw per release                   */
+    uint32_t method;         /* 0: inverse CDF, mag = round(B lambda / 2^shift)               */
+                             /* 1: naive scaled unit (Example 1.1), round(lambda/2^shift) << n */
+    uint32_t scale_num;      /* B (method 0)                                                  */
+    uint32_t shift;          /* method 0: 1..62; method 1: 26 - frac_bits (0..26)             */
+    uint32_t scale_shift;    /* n (method 1, 0..30)                                           */
+    uint32_t truncation;     /* 0: exception value outside [lo, hi]; 1: clamp (Remark 2)      */
+    int64_t lo;              /* m (raw), a multiple of step, |lo| <= 2^61                     */
+    int64_t hi;              /* M (raw), a multiple of step, lo < hi <= 2^61                  */
+    int64_t step;            /* L (raw) >= 1; hi - lo + step < 2^60                           */
+} fxdp_laplace_fixed_params;
+/* The signed raw noise of one release (bits(k)). */
+fxdp_status fxdp_laplace_fixed_noise(fxdp_rng *r, const fxdp_laplace_fixed_params *p, int64_t *noise);
+/* One release of raw x (clamped to [lo, hi]): *out = snapped output, *exception = 1 for the
+ * exception value (then *out = 0). */
+fxdp_status fxdp_laplace_fixed(fxdp_rng *r, const fxdp_laplace_fixed_params *p, int64_t x,
+                               int64_t *out, uint8_t *exception);
+
+/* Planar fixed-point Laplace: CORDIC angle, radius B (E1 + E2) (Gamma(2) as two exponentials). */
+typedef struct fxdp_planar_laplace_fixed_params {
+    uint32_t angle_bits;     /* ka in [2, 31]                                                  */
+    uint32_t radius_bits;    /* kr in [1, 31] per exponential uniform                          */
+    uint32_t scale_num;      /* B                                                              */
+    uint32_t shift;          /* 1..62                                                          */
+    int64_t lo, hi, step;    /* box [lo, hi]^2 as above, and 2 (hi - lo + step) < 2^32         */
+} fxdp_planar_laplace_fixed_params;
+/* The raw noise vector of one release (bits(ka), bits(kr), bits(kr)). */
+fxdp_status fxdp_planar_laplace_fixed_noise(fxdp_rng *r, const fxdp_planar_laplace_fixed_params *p,
+                                            int64_t *dx, int64_t *dy);
+fxdp_status fxdp_planar_laplace_fixed(fxdp_rng *r, const fxdp_planar_laplace_fixed_params *p,
+                                      int64_t x, int64_t y, int64_t *out_x, int64_t *out_y,
+                                      uint8_t *exception);
+
+/* Exact-grid alternatives: x snapped to the step grid plus discrete_laplace(s, t) grid steps,
+ * censored to [lo, hi] (s, t >= 1; box as above).  Planar: x then y, two draws. */
+fxdp_status fxdp_laplace_grid(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, int64_t hi, int64_t step,
+                              int64_t x, int64_t *out);
+fxdp_status fxdp_planar_laplace_grid(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, int64_t hi,
+                                     int64_t step, int64_t x, int64_t y, int64_t *out_x, int64_t *out_y);
+
 #endif /* FXDP_H */

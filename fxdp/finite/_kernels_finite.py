@@ -421,40 +421,69 @@ def fleet_planar_grid(key_words, device_ids, stream, P, xs, out, status_out):
 # --------------------------------------------------------------------------
 # exhaustive sweeps (measurement only)
 
+# Incremental references: inside a chunk the reference is carried from element to element by
+# exact-rational increments ln(v / (v - d)) = 2 atanh(d / (2v - d)) rounded to the nearest unit
+# (plus a dropped cubic term, bounded below); each chunk restarts from the direct shift-and-add
+# reference.  The drivers in audit_finite.py add the accumulated bound (REF margin) to every
+# reported maximum.
+INC_MIN_W = 1 << 20        # below this w the sweeps use the direct reference at every element
+
+
+@_jit
+def _div_round(num, den):
+    """round(num / den) for uint64 (num + den/2 must not overflow)."""
+    return (num + (den >> _U1)) // den
+
+
 @_pjit
 def sweep_ln_mantissas(m_start, m_stop, chunks):
-    """Over mantissas m in [m_start, m_stop) (uint64 in [2^31, 2^32]): returns
-    (max_err, min_err, nonmonotone) with err = ln_mantissa_q32(m) 2^30 - ref (units of 2^-62);
-    nonmonotone counts m with ln(m) < ln(m - 1) (m > m_start)."""
+    """Over mantissas m in [m_start, m_stop) (int64 in [2^31, 2^32]): returns
+    (max_err, min_err, nonmonotone, per_chunk) with err = ln_mantissa_q32(m) 2^30 - reference
+    (units of 2^-62).  nonmonotone counts m with ln(m) < ln(m - 1).  Reference: shift-and-add at
+    each chunk start (error < 2^7 units), then + round(2^63 / (2m - 1)) per step (error <= 0.5 + 2^-30
+    units per step): total reference error < 2^7 + 0.6 per_chunk units."""
     n = np.int64(m_stop - m_start)
     per = (n + chunks - 1) // chunks
     mx = np.full(chunks, np.iinfo(np.int64).min, dtype=np.int64)
     mn = np.full(chunks, np.iinfo(np.int64).max, dtype=np.int64)
     bad = np.zeros(chunks, dtype=np.int64)
+    two63 = np.uint64(1) << _U63
     for c in numba.prange(chunks):
         a = np.int64(m_start) + c * per
         b = min(a + per, np.int64(m_stop))
         prev = np.uint64(0)
         if a > np.int64(m_start):
             prev = ln_mantissa_q32(np.uint64(a - 1))
+        ref = np.int64(0)
         for mm in range(a, b):
             m = np.uint64(mm)
             v = ln_mantissa_q32(m)
             if mm > np.int64(m_start) and v < prev:
                 bad[c] += 1
             prev = v
-            err = np.int64(v << _U30) - np.int64(ref_ln_mantissa_q62(m))
+            if mm == a:
+                ref = np.int64(ref_ln_mantissa_q62(m))
+            else:
+                ref += np.int64(_div_round(two63, _U2 * m - _U1))
+            err = np.int64(v << _U30) - ref
             if err > mx[c]:
                 mx[c] = err
             if err < mn[c]:
                 mn[c] = err
-    return mx.max(), mn.min(), bad.sum()
+    return mx.max(), mn.min(), bad.sum(), per
+
+
+@_jit
+def _ref_step(ref, w, kk):
+    """lambda_ref(w) from lambda_ref(w - 2) (Q.58, int64): minus round(2^59 / (w - 1)); for
+    w - 1 >= 2^20 the dropped cubic term is < 0.17 units, rounding 0.5."""
+    return ref - np.int64(_div_round(np.uint64(1) << np.uint64(59), w - _U1))
 
 
 @_pjit
 def sweep_neglog(k, w_lo, chunks):
-    """Over odd w in [w_lo, 2^k): (max_err, min_err, nonmonotone, argmax) with
-    err = neglog_q26(w) 2^32 - ref_neglog_q58(w) (units of 2^-58)."""
+    """Over odd w in [w_lo, 2^k): (max_err, min_err, nonmonotone, argmax, per_chunk) with
+    err = neglog_q26(w) 2^32 - reference (units of 2^-58).  Reference error < 16 + 0.67 per_chunk units."""
     kk = np.uint64(k)
     first = np.int64(w_lo) | 1
     count = ((np.int64(1) << np.int64(k)) - first + 1) // 2
@@ -467,6 +496,7 @@ def sweep_neglog(k, w_lo, chunks):
         a = c * per
         b = min(a + per, count)
         prev = np.uint64(0)
+        ref = np.int64(0)
         for idx in range(a, b):
             w = np.uint64(first + 2 * idx)
             v = neglog_q26(w, kk)
@@ -476,14 +506,18 @@ def sweep_neglog(k, w_lo, chunks):
                 if v > neglog_q26(w - _U2, kk):
                     bad[c] += 1
             prev = v
-            err = np.int64(v << _U32) - np.int64(ref_neglog_q58(w, kk))
+            if idx == a or w < np.uint64(INC_MIN_W):
+                ref = np.int64(ref_neglog_q58(w, kk))
+            else:
+                ref = _ref_step(ref, w, kk)
+            err = np.int64(v << _U32) - ref
             if err > mx[c]:
                 mx[c] = err
                 am[c] = np.int64(w)
             if err < mn[c]:
                 mn[c] = err
     i = np.argmax(mx)
-    return mx[i], mn.min(), bad.sum(), am[i]
+    return mx[i], mn.min(), bad.sum(), am[i], per
 
 
 @_jit
@@ -503,9 +537,11 @@ def _mag(w, P):
 
 @_pjit
 def sweep_noise_1d(P, w_lo, chunks):
-    """Over odd w in [w_lo, 2^k): max |mag(w) - T(w)| in raw units (float64; see module doc),
-    T(w) = Beff lambda(w) 2^(26 - shift), Beff = B (direct) or 2^nshift (scaled);
-    also counts violations of mag(w) <= mag(w - 2) (Condition 2).  Returns (max_err, argmax, bad)."""
+    """Over odd w in [w_lo, 2^k): max |mag(w) - T(w)| in raw units (float64),
+    T(w) = Beff lambda(w) 2^(26 - shift), Beff = B (direct) or 2^nshift (scaled); also counts
+    violations of mag(w) <= mag(w - 2) (Condition 2).  Returns (max_err, argmax, bad, per_chunk).
+    Margins (added by the driver): reference error (16 + 0.67 per) 2^-58 Beff 2^(26-shift) raw,
+    float rounding 2^-50 (cap + 1)."""
     k = np.uint64(P[0])
     first = np.int64(w_lo) | 1
     count = ((np.int64(1) << np.int64(P[0])) - first + 1) // 2
@@ -523,17 +559,26 @@ def sweep_noise_1d(P, w_lo, chunks):
     for c in numba.prange(chunks):
         a = c * per
         b = min(a + per, count)
+        ref = np.int64(0)
+        prevmag = np.uint64(0)
         for idx in range(a, b):
             w = np.uint64(first + 2 * idx)
             mag = _mag(w, P)
-            if idx > 0 and mag > _mag(w - _U2, P):
+            if idx > a:
+                if mag > prevmag:
+                    bad[c] += 1
+            elif idx > 0 and mag > _mag(w - _U2, P):
                 bad[c] += 1
+            prevmag = mag
             lam = neglog_q26(w, k)
             v = lam if scaled else np.uint64(P[2]) * lam
             q = v >> s
             rem = v - (q << s)
-            # target in raw units: beff * lam_exact * 2^(26 - s)
-            err58 = np.int64(lam << _U32) - np.int64(ref_neglog_q58(w, k))
+            if idx == a or w < np.uint64(INC_MIN_W):
+                ref = np.int64(ref_neglog_q58(w, k))
+            else:
+                ref = _ref_step(ref, w, k)
+            err58 = np.int64(lam << _U32) - ref
             if scaled:
                 t_int = np.float64(q) * beff
                 t_frac = np.float64(rem) / two_s * beff
@@ -546,7 +591,7 @@ def sweep_noise_1d(P, w_lo, chunks):
                 mx[c] = e
                 am[c] = np.int64(w)
     i = np.argmax(mx)
-    return mx[i], am[i], bad.sum()
+    return mx[i], am[i], bad.sum(), per
 
 
 @_pjit
@@ -654,10 +699,16 @@ def sweep_planar(P, C, scale_raw, chunks):
     nr = np.int64(1) << kr
     nn = np.uint64(kr + 1)
     cap = np.uint64(P[7])
+    lam = np.empty(nr, dtype=np.uint64)
+    ref = np.empty(nr, dtype=np.float64)
+    inv58 = 1.0 / np.float64(2.0) ** 58
+    for i in range(nr):
+        w = np.uint64(2 * i + 1)
+        lam[i] = neglog_q26(w, nn)
+        ref[i] = np.float64(ref_neglog_q58(w, nn)) * inv58
     mx = np.zeros(chunks, dtype=np.float64)
     per = (na + chunks - 1) // chunks
     step = np.pi / np.float64(na)
-    inv58 = 1.0 / np.float64(2.0) ** 58
     for c in numba.prange(chunks):
         a0 = c * per
         b0 = min(a0 + per, na)
@@ -668,21 +719,17 @@ def sweep_planar(P, C, scale_raw, chunks):
             ct = np.cos(th)
             st_ = np.sin(th)
             for i1 in range(nr):
-                w1 = np.int64(2 * i1 + 1)
-                l1 = neglog_q26(np.uint64(w1), nn)
-                r1 = np.float64(ref_neglog_q58(np.uint64(w1), nn)) * inv58
+                w1 = np.int64(2 * i1 + 2)               # w1 + 1
                 for i2 in range(nr):
-                    w2 = np.int64(2 * i2 + 1)
-                    if (w1 + 1) * (w2 + 1) < C:
+                    if w1 * np.int64(2 * i2 + 2) < C:
                         continue
-                    lam = l1 + neglog_q26(np.uint64(w2), nn)
-                    r = _rsr(np.uint64(P[2]) * lam, np.uint64(P[3]))
+                    r = _rsr(np.uint64(P[2]) * (lam[i1] + lam[i2]), np.uint64(P[3]))
                     if r > cap:
                         r = cap
                     rr = np.int64(r)
                     dx = (rr * co + _I2_29) >> 30
                     dy = (rr * si + _I2_29) >> 30
-                    rex = scale_raw * (r1 + np.float64(ref_neglog_q58(np.uint64(w2), nn)) * inv58)
+                    rex = scale_raw * (ref[i1] + ref[i2])
                     ex = np.float64(dx) - rex * ct
                     ey = np.float64(dy) - rex * st_
                     e = np.sqrt(ex * ex + ey * ey)
