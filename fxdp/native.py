@@ -13,7 +13,8 @@ The compiled module ``fxdp._fxdp_c`` is imported lazily, on first use of
   ``ffibuilder.compile`` into a cache directory, ``$FXDP_CACHE_DIR`` if set,
   else ``~/.cache/fxdp/``, in a subdirectory named by the source hash and the
   interpreter, and loaded from there.  This takes a few seconds once; later
-  runs (and other processes) reuse it.  A C compiler is needed for that.
+  runs (and other processes) reuse it; only the 8 newest builds are kept.
+  A C compiler is needed for that.
 
 Shared state with Numba
 -----------------------
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 import sysconfig
 import tempfile
@@ -98,7 +100,20 @@ def _build_cached(src_hash):
         with tempfile.TemporaryDirectory(dir=target_dir, prefix="build-") as tmp:
             built = cb.make_ffibuilder().compile(tmpdir=tmp, verbose=False)
             os.replace(built, target)            # atomic: concurrent builders are harmless
+        _prune_cache(target_dir)
     return _load_file(str(target))
+
+
+def _prune_cache(current, keep=8):
+    """Drop all but the `keep` newest builds for this interpreter (sources change often in a checkout)."""
+    try:
+        tag = sys.implementation.cache_tag
+        dirs = sorted((d for d in current.parent.glob(f"*-{tag}") if d.is_dir() and d != current),
+                      key=lambda d: d.stat().st_mtime, reverse=True)
+        for d in dirs[keep - 1:]:
+            shutil.rmtree(d, ignore_errors=True)
+    except OSError:
+        pass
 
 
 def load():
