@@ -444,10 +444,10 @@ class RapporFull(Mechanism):
     def audit_patterns(self):
         """All Bloom patterns on the audit support when that is small, else None."""
         d = self._support()
-        pats = [c for a in range(1, self.h + 1) for c in combinations(range(d), a)]
-        if len(pats) ** 2 * (1 << d) <= self.AUDIT_MAX_WORK:
-            return pats
-        return None
+        count = sum(math.comb(d, a) for a in range(1, self.h + 1))
+        if count ** 2 * (1 << d) > self.AUDIT_MAX_WORK:
+            return None
+        return [c for a in range(1, self.h + 1) for c in combinations(range(d), a)]
 
     def audit_pairs(self, level="one"):
         """Ordered pairs of Bloom patterns: all of them when few, else the worst splits."""
