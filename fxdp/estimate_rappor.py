@@ -89,7 +89,10 @@ def bloom_counts(reports, m):
         raise ValueError("reports must not be empty")
     n_c = np.bincount(cohorts, minlength=m.cohorts).astype(np.float64)
     y = np.zeros((m.cohorts, m.k), np.float64)
-    np.add.at(y, cohorts, bits.astype(np.float64))
+    order = np.argsort(cohorts, kind="stable")
+    present = np.flatnonzero(n_c)
+    starts = np.concatenate([[0], np.cumsum(n_c[present])[:-1]]).astype(np.int64)
+    y[present] = np.add.reduceat(bits[order].astype(np.int64), starts, axis=0)
     ps_f, qs_f = float(ps), float(qs)
     d = qs_f - ps_f
     est = (y - n_c[:, None] * ps_f) / d
