@@ -76,6 +76,7 @@ def worst_pair(pairs, pmf):
 def audit(m):
     """Exact realized epsilon of mechanism m (for d_in = 1) with its witness."""
     name = repr(m)
+    if getattr(m, "finite_precision", False): from .finite.audit_finite import audit_finite; return audit_finite(m)  # noqa: E702
     if isinstance(m, Rappor):
         return _audit_rappor(m, name)
     if isinstance(m, Geometric):

@@ -9,3 +9,7 @@
 
 See docs/finite_precision.md.
 """
+
+# Import order: fxdp.mechanisms re-exports the constructors of .laplace, and .laplace builds on
+# fxdp.mechanisms.base; loading the package first makes either import order work.
+from .. import mechanisms as _mechanisms  # noqa: E402,F401
