@@ -15,7 +15,8 @@
   [0, N_c], into the variance; ``bloom_count_stderr`` gives it for known t.
 * ``decode(reports, m, candidates)``: candidate-string frequencies by
   non-negative least squares (scipy.optimize.nnls) of the estimated counts
-  against the candidates' Bloom vectors, rows weighted by 1/stderr, with an
+  against the candidates' Bloom vectors (two steps: rows weighted by cohort
+  size, then by the variance of the first fit's counts), with an
   optional non-negative "background" column for values outside the candidate
   list; standard errors from the weighted least-squares refit on the selected
   candidates (EPK 2014 section 4: selection, then least squares), z-scores and
@@ -169,8 +170,17 @@ def decode(reports, m, candidates, background=True, alpha=0.05, counts=None):
     if background:
         a = np.hstack([a, np.repeat(bc.reports[coh], m.k)[:, None]])
     y = bc.estimate[coh].reshape(-1)
-    se = np.maximum(bc.stderr[coh].reshape(-1), 1e-9)
-    w = 1.0 / se
+    n_rows = np.repeat(bc.reports[coh], m.k)
+    # Two-step weighted NNLS.  Weighting a row by its own plug-in stderr would correlate
+    # the weights with that row's noise (rows that came out high get less weight) and bias
+    # every share low; so: step 1 weights by cohort size only, step 2 by the variance of
+    # the step-1 fitted counts.
+    w = 1.0 / np.sqrt(n_rows)
+    x, _ = nnls(a * w[:, None], y * w, maxiter=50 * a.shape[1])
+    fitted = np.clip(a @ x, 0.0, n_rows)
+    d2 = (bc.q_star - bc.p_star) ** 2
+    var = (fitted * bc.q_star * (1 - bc.q_star) + (n_rows - fitted) * bc.p_star * (1 - bc.p_star)) / d2
+    w = 1.0 / np.sqrt(np.maximum(var, 1e-12))
     x, _ = nnls(a * w[:, None], y * w, maxiter=50 * a.shape[1])
     frac = x[:len(cands)]
     bg = float(x[len(cands)]) if background else 0.0
