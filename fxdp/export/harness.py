@@ -191,8 +191,9 @@ def input_model(m, spec: DeviceSpec | None = None) -> InputModel:
     # generic: a spec may state its input domain
     if "min" in hint and "max" in hint:
         lo, hi = int(hint["min"]), int(hint["max"])
+        bits, signed = CTYPES[ctype]
         return InputModel("int", ctype, count, lo=lo, span=min(hi - lo + 1, MASK32), extremes=(lo, hi),
-                          sim_flat=count == 1)
+                          sim_dtype=f"{'' if signed else 'u'}int{bits}", sim_flat=count == 1)
     raise ValueError(f"no synthetic input model for mechanism kind {kind!r}: add one in fxdp/export/harness.py "
                      "or give device_spec()['input'] 'min' and 'max'")
 

@@ -30,19 +30,19 @@ LIBC = re.compile(r"^(malloc|calloc|realloc|free|printf|sprintf|snprintf|puts|pu
 
 
 def compile_objects(target, files, include_dirs, out_dir, opt="-Os") -> list[Path]:
+    """Compile files (distinct base names) with the strict flags in one compiler run; objects in out_dir."""
     t = T.get_target(target)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    objs = []
-    for f in files:
-        o = out_dir / (Path(f).stem + ".o")
-        argv = [t.tool("gcc"), *STRICT, *t.cflags, opt, "-ffunction-sections", "-fdata-sections",
-                *[f"-I{d}" for d in include_dirs], "-c", str(f), "-o", str(o)]
-        p = subprocess.run(argv, capture_output=True, text=True)
-        if p.returncode:
-            raise AssertionError(f"{t.name}: strict compile of {Path(f).name} failed:\n$ {' '.join(argv)}\n{p.stderr}")
-        objs.append(o)
-    return objs
+    argv = [t.tool("gcc"), *STRICT, *t.cflags, opt, "-ffunction-sections", "-fdata-sections",
+            *[f"-I{Path(d).resolve()}" for d in include_dirs], "-c", *[str(Path(f).resolve()) for f in files]]
+    p = subprocess.run(argv, capture_output=True, text=True, cwd=out_dir)
+    if p.returncode:
+        raise AssertionError(f"{t.name}: strict compile failed:\n$ {' '.join(argv)}\n{p.stderr}")
+    return [out_dir / (Path(f).stem + ".o") for f in files]
+
+
+BOARD_API = {"port_init", "port_puts", "port_exit", "port_mark"}   # board/fxdp_port.h, for main.c only
 
 
 def symbol_violations(target, objs) -> list[str]:
@@ -58,7 +58,7 @@ def symbol_violations(target, objs) -> list[str]:
                 defined.add(parts[2])
     bad = []
     for sym, users in sorted(undefined.items()):
-        if sym in defined:
+        if sym in defined or (sym in BOARD_API and set(users) <= {"main.o"}):
             continue
         if FLOAT.search(sym):
             bad.append(f"{sym} (soft float) in {users}")
