@@ -45,11 +45,21 @@ def compile_objects(target, files, include_dirs, out_dir, opt="-Os") -> list[Pat
 BOARD_API = {"port_init", "port_puts", "port_exit", "port_mark"}   # board/fxdp_port.h, for main.c only
 
 
+_NM_CACHE: dict = {}
+
+
+def _nm(t, o) -> str:
+    key = (t.name, str(o), Path(o).stat().st_mtime_ns)
+    if key not in _NM_CACHE:
+        _NM_CACHE[key] = subprocess.run([t.tool("nm"), str(o)], capture_output=True, text=True, check=True).stdout
+    return _NM_CACHE[key]
+
+
 def symbol_violations(target, objs) -> list[str]:
     t = T.get_target(target)
     undefined, defined = {}, set()
     for o in objs:
-        out = subprocess.run([t.tool("nm"), str(o)], capture_output=True, text=True, check=True).stdout
+        out = _nm(t, o)
         for line in out.splitlines():
             parts = line.split()
             if len(parts) == 2 and parts[0] == "U":
