@@ -96,11 +96,12 @@ static uint64_t sip_finish(sip_state *s, const uint8_t *data, size_t len, size_t
 uint64_t fxdp_siphash24(const uint8_t key[16], const uint8_t *msg, size_t len)
 {
     sip_state s;
-    static const uint8_t empty[1] = {0};
+    uint8_t empty[1];
 
     if (key == NULL) {
         return 0;
     }
+    empty[0] = 0;
     sip_init(&s, load_le64(key), load_le64(key + 8));
     return sip_finish(&s, msg != NULL ? msg : empty, msg != NULL ? len : 0u, 0u);
 }
@@ -231,9 +232,11 @@ static void prr_stream(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_d
 {
     uint32_t kdf[16], nonce[3];
     uint64_t d;
-    static const uint32_t zero_nonce[3] = {0, 0, 0};
 
-    fxdp_chacha20_block(dev->secret, 0u, zero_nonce, kdf);
+    nonce[0] = 0;
+    nonce[1] = 0;
+    nonce[2] = 0;
+    fxdp_chacha20_block(dev->secret, 0u, nonce, kdf);
     d = hash_block((uint64_t)kdf[0] | ((uint64_t)kdf[1] << 32), (uint64_t)kdf[2] | ((uint64_t)kdf[3] << 32),
                    dev->cohort, PRR_HASH_INDEX, block, (size_t)cfg->value_bytes);
     nonce[0] = (uint32_t)d;
@@ -324,18 +327,19 @@ static int bad_args(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_devi
 fxdp_status fxdp_rappor_full_prr(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
                                  const uint8_t *block, uint8_t *out)
 {
-    uint8_t tmp[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u] = {0};
+    uint8_t tmp[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u];
 
     if (bad_args(cfg, dev, block, out)) {
         return FXDP_ERR_PARAM;
     }
+    wipe(tmp, sizeof tmp);              /* zeroes without a memset call */
     return finish(cfg, run(cfg, dev, NULL, block, tmp), tmp, out);
 }
 
 fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
                                     fxdp_rng *r, const uint8_t *block, uint8_t *out)
 {
-    uint8_t tmp[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u] = {0};
+    uint8_t tmp[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u];
     fxdp_status st;
 
     if (bad_args(cfg, dev, block, out) || r == NULL) {
@@ -345,6 +349,7 @@ fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_
     if (st != FXDP_OK) {
         return st;
     }
+    wipe(tmp, sizeof tmp);              /* zeroes without a memset call */
     return finish(cfg, run(cfg, dev, r, block, tmp), tmp, out);
 }
 
