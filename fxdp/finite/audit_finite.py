@@ -286,11 +286,12 @@ def audit_laplace_1d(m, pairs=None):
     res = m.qformat.resolution
     name = repr(m)
     constants, cond = {}, {}
-    if not m.naive:
+    checked = not m.naive and m.constants is not None
+    if checked:
         constants, cond, timings["constants"] = measure_constants_1d(m)
     else:
-        constants = {"note": "naive scaled-unit noise: no snapping, the paper's conditions do not hold"}
-        cond["condition2_monotone"] = True
+        constants = {"note": "no guarantee claimed (naive scaled-unit noise or unchecked parameters): "
+                             "the paper's conditions are not established"}
     t0 = time.perf_counter()
     dist = _Dist1D(m)
     timings["noise_histogram"] = time.perf_counter() - t0
@@ -306,7 +307,7 @@ def audit_laplace_1d(m, pairs=None):
     report = FiniteAuditReport(name, m.epsilon, eps, witness, method=method)
     report.epsilon_ideal = float_up(m.epsilon_ideal)
     report.timings = timings
-    if not m.naive:
+    if checked:
         b = m.bounds_report(constants)
         report.epsilon_bound_paper = b["epsilon_bound_paper"]
         report.epsilon_bound_tight = b["epsilon_bound_tight"]
@@ -541,7 +542,11 @@ def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
     name = repr(m)
     res = m.qformat.resolution
     timings = {}
-    constants, cond, extra, timings["constants"] = measure_constants_planar(m)
+    checked = m.constants is not None
+    if checked:
+        constants, cond, extra, timings["constants"] = measure_constants_planar(m)
+    else:
+        constants, cond, extra = {"note": "unchecked parameters: no guarantee claimed"}, {}, {}
     if monte_carlo is None:
         monte_carlo = m.kr > PLANAR_EXACT_MAX_KR
     t0 = time.perf_counter()
@@ -603,13 +608,15 @@ def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
     eps = _eps_of(ratio)
     report = FiniteAuditReport(name, m.epsilon, eps, witness, method=method)
     report.epsilon_ideal = float_up(m.epsilon_ideal)
-    b = m.bounds_report(constants)
-    report.epsilon_bound_paper = b["epsilon_bound_paper"]
-    report.epsilon_bound_tight = b["epsilon_bound_tight"]
-    cond["L_gt_2_delta_t"] = bool(m.L > 2 * constants["delta_t"])
-    cond["conditions_hold"] = cond["L_gt_2_delta_t"] and cond["condition2_monotone"]
-    cond["realized_le_tight_le_paper"] = bool(eps <= report.epsilon_bound_tight <= report.epsilon_bound_paper)
-    extra["epsilon_bound_paper_as_printed"] = b["epsilon_bound_paper_as_printed"]
+    if checked:
+        b = m.bounds_report(constants)
+        report.epsilon_bound_paper = b["epsilon_bound_paper"]
+        report.epsilon_bound_tight = b["epsilon_bound_tight"]
+        cond["L_gt_2_delta_t"] = bool(m.L > 2 * constants["delta_t"])
+        cond["conditions_hold"] = cond["L_gt_2_delta_t"] and cond["condition2_monotone"]
+        cond["realized_le_tight_le_paper"] = bool(eps <= report.epsilon_bound_tight
+                                                  <= report.epsilon_bound_paper)
+        extra["epsilon_bound_paper_as_printed"] = b["epsilon_bound_paper_as_printed"]
     extra["total"] = total
     extra["estimate"] = bool(monte_carlo)
     report.constants, report.conditions, report.timings, report.extra = constants, cond, timings, extra

@@ -216,7 +216,7 @@ class LaplaceFixed(_FixedBase):
     output_measure = "MaxDivergence"
 
     def __init__(self, epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", uniform_bits=32,
-                 truncation="exception", *, _naive_shift=None):
+                 truncation="exception", *, _naive_shift=None, _unchecked=False):
         self.epsilon_requested = check_rational("epsilon", epsilon, 0, lo_open=True)
         self.sensitivity = check_rational("sensitivity", sensitivity, 0, lo_open=True)
         self.qformat = qf = parse_qformat(qformat)
@@ -228,6 +228,7 @@ class LaplaceFixed(_FixedBase):
         if self.sensitivity < res:
             raise ValueError(f"sensitivity must be >= the format resolution {res}, got {self.sensitivity}")
         self.naive = _naive_shift is not None
+        self.unchecked = _unchecked
         b = self.sensitivity / self.epsilon_requested
         if self.naive:
             if F > 26:
@@ -274,6 +275,10 @@ class LaplaceFixed(_FixedBase):
                           "uniform_bits": self.k, "bounds": self._args["bounds"]}
             self.constants = None
             return
+        self.unchecked = _unchecked
+        if _unchecked:           # tests and demonstrations only: no guarantee, privacy map infinite
+            self.constants = None
+            return
         self.constants = self.closeness_constants()
         bd.check_L(self.L, self.constants["delta_t"], res)
 
@@ -316,7 +321,7 @@ class LaplaceFixed(_FixedBase):
         d_in = check_int("d_in", d_in, 0)
         if d_in == 0:
             return 0.0
-        if self.naive:
+        if self.naive or self.constants is None:
             return math.inf      # no finite guarantee: see Example 1.1 (the audit shows infinity)
         c = self.constants
         return bd.tight_bound_1d(self.epsilon_ideal, self.sensitivity, self.L, c["delta_t"], d_in)
@@ -436,7 +441,7 @@ class PlanarLaplaceFixed(_FixedBase):
     output_measure = "MaxDivergence"
 
     def __init__(self, epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", radius_bits=16,
-                 angle_bits=16, truncation="exception"):
+                 angle_bits=16, truncation="exception", *, _unchecked=False):
         self.epsilon_requested = check_rational("epsilon", epsilon, 0, lo_open=True)
         self.sensitivity = check_rational("sensitivity", sensitivity, 0, lo_open=True)
         self.qformat = qf = parse_qformat(qformat)
@@ -458,6 +463,8 @@ class PlanarLaplaceFixed(_FixedBase):
         self.epsilon_ideal = self.sensitivity / self.scale
         Lq = None if L is None else check_rational("L", L, 0, lo_open=True)
         if Lq is None:
+            if _unchecked:
+                raise ValueError("L is required")
             Lq = self._auto_L(bounds)
         if (Lq / res).denominator != 1:
             raise ValueError(f"L must be a multiple of the format resolution {res} (2^-{F}), got {Lq}")
@@ -472,6 +479,10 @@ class PlanarLaplaceFixed(_FixedBase):
         self._args = {"epsilon": epsilon, "bounds": [bounds[0], bounds[1]], "sensitivity": sensitivity,
                       "L": self.L if L is not None else None, "qformat": qf.name,
                       "radius_bits": self.kr, "angle_bits": self.ka, "truncation": truncation}
+        self.unchecked = _unchecked
+        if _unchecked:           # tests and demonstrations only: no guarantee, privacy map infinite
+            self.constants = None
+            return
         self.constants = self.closeness_constants()
         bd.check_L(self.L, self.constants["delta_t"], res)
 
@@ -508,6 +519,8 @@ class PlanarLaplaceFixed(_FixedBase):
         d_in = check_int("d_in", d_in, 0)
         if d_in == 0:
             return 0.0
+        if self.constants is None:
+            return math.inf
         return bd.tight_bound_planar(self.epsilon_ideal, self.sensitivity, self.L,
                                      self.constants["delta_t"], d_in)
 
@@ -524,7 +537,7 @@ class PlanarLaplaceFixed(_FixedBase):
         out = {"scale": self.scale, "epsilon_ideal": self.epsilon_ideal, "B": self.B, "S": self.S,
                "shift": self.shift, "L": self.L, "step_raw": self.step, "bounds_raw": (self.lo, self.hi),
                "cap_raw": self.cap, "radius_bits": self.kr, "angle_bits": self.ka}
-        out.update(self.constants)
+        out.update(self.constants or {})
         return out
 
     input_domain = property(lambda self: f"({self.qformat.name})^2 in [{self.lo}, {self.hi}]^2 raw")
