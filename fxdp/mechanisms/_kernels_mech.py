@@ -472,6 +472,8 @@ def check_device_ids(device_ids, n):
     if device_ids is None:
         return np.arange(n, dtype=np.uint64)
     arr = np.asarray(device_ids)
+    if not isinstance(device_ids, np.ndarray) and arr.dtype.kind == "f":
+        arr = np.array(list(device_ids), dtype=object)     # big Python ints became floats
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"device_ids must be a 1-d sequence of {n} device ids (one per device), "
                          f"got shape {arr.shape}")
@@ -498,6 +500,8 @@ def _int_array(name, values, ndim, lo, hi):
     arr = np.asarray(values)
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+    if arr.size == 0:                     # np.asarray([]) is float64: nothing to check
+        return np.zeros(arr.shape, dtype=np.int64)
     if arr.dtype == object:
         try:
             flat = [v for v in arr.ravel()]
