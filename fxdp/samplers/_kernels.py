@@ -406,16 +406,20 @@ def _rd_bits(state, buf, c, n):
 
 @_ijit
 def _rd_bits64(state, buf, c, n):
-    """Next n (0..64, uint64) bits: bits(n - 32) << 32 | bits(32) for n > 32."""
-    if n <= _U32:
-        return _rd_bits(state, buf, c, n)
-    st, hi, buf, c = _rd_bits(state, buf, c, n - _U32)
-    if st != OK:
-        return st, _U0, buf, c
-    st, lo, buf, c = _rd_bits(state, buf, c, _U32)
-    if st != OK:
-        return st, _U0, buf, c
-    return OK, (hi << _U32) | lo, buf, c
+    """Next n (0..64, uint64) bits: bits(n - 32) << 32 | bits(32) for n > 32.
+
+    (One inlined read site in a two-pass loop, to keep compile time down.)"""
+    m = n - _U32 if n > _U32 else n
+    acc = _U0
+    while True:
+        st, x, buf, c = _rd_bits(state, buf, c, m)
+        if st != OK:
+            return st, _U0, buf, c
+        acc = (acc << m) | x
+        n = n - m
+        if n == _U0:
+            return OK, acc, buf, c
+        m = _U32
 
 
 @_jit
