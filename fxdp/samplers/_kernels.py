@@ -3,8 +3,8 @@
 Every kernel reads exactly the bits that ``fxdp.samplers.reference`` reads, in
 the same order, from the stream that ``fxdp.bitsource`` defines; the parity
 and enumeration tests (tests/test_numba_*.py, tests/test_enumeration.py) hold
-them to it bit for bit.  Integers only: no floating point anywhere (a test
-re-types every kernel and fails on any float variable).
+them to it bit for bit.  Integers only: no floating point anywhere
+(tests/test_numba_types.py re-types every kernel and fails on any float).
 
 State
 -----
@@ -36,9 +36,10 @@ and ``table_sample_ct`` -> int64.
 * ERR_PARAM (parameter outside the reference's documented range) is checked
   before any bit is read and leaves the state untouched.
 * ERR_RANGE (a result that does not fit: ``discrete_laplace`` with
-  U + t V >= 2^64 or |Z| >= 2^63, ``bernoulli_exp`` with d K >= 2^64; each of
-  probability far below 2^-1000) is returned for that call only; the bits it
-  read stay consumed and the state stays usable.
+  U + t V >= 2^64 or |Z| >= 2^63, checked before the sign bit is read;
+  ``bernoulli_exp`` with d K >= 2^64; each of probability below 2^-(2^31))
+  is returned for that call only; the bits it read stay consumed and the
+  state stays usable.  Same conditions and bit use as the C library.
 
 Bulk kernels
 ------------
@@ -55,8 +56,31 @@ nonce = (device_ids[i] low, high, stream), exactly the stream of
 failure are not written).  The per-device body is ``_device_state`` + the
 sampler's ``fill`` on the row, so mechanisms can reuse the pattern.
 
+Arguments: pass parameters as numpy scalars of the types in ``PARAM_TYPES``
+(``typed_params(name, params)`` converts), so that each kernel has one
+compiled specialization and integers >= 2^63 are not squeezed into an int64
+signature.
+
+Building blocks for mechanism kernels (stable; fxdp/mechanisms uses them)
+------------------------------------------------------------------------
+* ``_load(state) -> (buf, c)`` and ``_store(state, buf, c)``: the bit buffer
+  as two uint64 locals;
+* ``_rd_<x>(state, buf, c, params...) -> (status, value, buf, c)`` for
+  ``bits``, ``bits64``, ``uniform_below``, ``dyadic``, ``dyadic_odd``,
+  ``dyadic_ct``, ``rational``, ``exp_le1``, ``exp``, ``laplace``,
+  ``laplace_censored``, ``table``: typed (uint64 / int64), already validated
+  parameters, no sticky-status check (do it once per release);
+* ``_device_state(key_words, device_id, stream)`` (allocates; NRT) and
+  ``_seed_into(state, ...)``; ``_block_core`` (the ChaCha20 block as a tuple).
+
 Nothing here compiles at import time; each kernel compiles (or loads from the
 on-disk cache) on its first call.
+
+Speed (2-core AMD EPYC at 2 GHz, shared): ``fill_bernoulli_dyadic`` (k = 32)
+about 1.6e8 samples/s (numpy ``rng.random(n) < p`` about 1e8/s on the same
+machine); ``fill_discrete_laplace`` (s = 1, t = 10) about 3e6 samples/s
+(20 bits and ~15 data-dependent branches per sample); ChaCha20 about 240 ns
+per 64-byte block.
 
 Integer typing note: Numba promotes a uint64 mixed with a signed integer
 (including an int literal) to float64.  Every integer expression below is
@@ -630,20 +654,23 @@ def _rd_laplace(state, buf, c, s, t):
                 return st, _I0, buf, c
             if not b:
                 break
+            if v == _U64MAX:
+                return ERR_RANGE, _I0, buf, c
             v = v + _U1
-        # u, t < 2^32: u + t v cannot wrap while v < 2^32
+        # u, t < 2^32: u + t v cannot wrap while v < 2^32.  Range errors come
+        # before the sign bit is read (as in csrc/fxdp_laplace.c).
         if v > _M32 and v > (_U64MAX - u) // t:
             return ERR_RANGE, _I0, buf, c
         y = u + t * v
         if s != _U1:
             y = y // s
+        if y > _I64MAX_U:
+            return ERR_RANGE, _I0, buf, c
         st, sign, buf, c = _rd_bits(state, buf, c, _U1)
         if st != OK:
             return st, _I0, buf, c
         if sign == _U1 and y == _U0:
             continue
-        if y > _I64MAX_U:
-            return ERR_RANGE, _I0, buf, c
         if sign == _U1:
             return OK, -np.int64(y), buf, c
         return OK, np.int64(y), buf, c
