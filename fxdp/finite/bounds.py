@@ -134,8 +134,29 @@ def epsilon_prime(epsilon, sensitivity, R, diameter, dt, d_in=1):
     if d_in == 0:
         return 0.0
     _, e_hi = exp_interval(eps * (diam + dt) / sens)
-    extra = Fraction(log_up(1 + R * e_hi))
+    extra = Fraction(log1p_up(R * e_hi))
     return float_up(eps * d_in + extra)
+
+
+def log1p_up(y):
+    """A float f >= ln(1 + y) for a rational y >= 0, within a few ulps (certified with exp_interval).
+
+    Starts from math.log1p, which keeps full relative precision for tiny y (the generic log_up
+    starts from log(float(1 + y)), which loses it near 1)."""
+    y = _q(y, "y")
+    if y < 0:
+        raise ValueError(f"y must be >= 0, got {y}")
+    if y == 0:
+        return 0.0
+    if y > (1 << 60):
+        return log_up(1 + y)
+    f = math.log1p(float(y))
+    x = 1 + y
+    while True:
+        lo, _ = exp_interval(Fraction(f))
+        if lo >= x:
+            return f + 0.0
+        f = math.nextafter(f, math.inf)
 
 
 def paper_bound_1d(epsilon, sensitivity, L, dt, d_in=1):
