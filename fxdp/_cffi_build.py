@@ -266,7 +266,13 @@ def _default_builder():
         return None
 
 
-ffibuilder = _default_builder()
+if __name__ in ("__cffi__", "__main__"):     # run by setuptools (cffi_modules) or by hand
+    ffibuilder = _default_builder()
+else:                                         # imported (fxdp.native): build the FFI only on demand
+    def __getattr__(name):
+        if name == "ffibuilder":
+            return _default_builder()
+        raise AttributeError(name)
 
 if __name__ == "__main__":  # python fxdp/_cffi_build.py: build in place (next to the package)
     ffibuilder.compile(tmpdir=str(_HERE.parent), verbose=True)
