@@ -1,0 +1,417 @@
+"""Firmware footprint of every exported mechanism on every MCU target.
+
+    python benchmarks/footprint.py [--targets a,b] [--mechanisms x,y] [--json] [--releases 64]
+
+Each mechanism is exported with ``fxdp.export.generate`` and built with the
+target's toolchain at -Os (the flags of ``fxdp.targets.build``: strict C99,
+-ffunction-sections -fdata-sections, --gc-sections).  Columns:
+
+* **flash** (text + rodata + data initialisers) and **RAM** (data + bss) of the
+  mechanism *alone*: the growth of a program that already seeds the ChaCha20
+  DRBG and draws from it (program A: ``fxdp_rng_init_drbg`` + ``fxdp_bits``)
+  when it also calls ``fxdp_release`` (program B).  B - A counts the
+  mechanism's code, its baked config and tables, the samplers it pulls in and
+  any libgcc helpers only it needs (plus the ~10-20 bytes of the call itself).
+  On AVR, const data lives in RAM (avr-gcc copies .rodata to RAM unless it is
+  placed in program memory), so tables count in RAM there as well.
+* **DRBG** flash/RAM: program A minus an empty program (ChaCha20 block
+  function, bit reader, DRBG seeding, libgcc helpers they need, and the
+  ``fxdp_rng`` state, which the program holds statically).
+* **stack**: worst case along the release call chain.  Frame sizes come from
+  ``-fstack-usage`` (.su files of the same compilation); the call graph from
+  the disassembly of program B (direct calls and tail calls from
+  ``fxdp_release``); the figure is the maximum, over call paths, of the sum of
+  frames.  libgcc helpers have no .su: their frame is read from their
+  prologue (pushes and stack-pointer adjustments).  On AVR each call level
+  adds 2 bytes of return address (not in GCC's figure).  The board's entropy
+  hook is not on the release path in DRBG mode.  Recursion would be reported
+  as "rec".  The table gives the full figure (a release that triggers a
+  refill, i.e. generates a ChaCha20 block) and, in parentheses, the figure
+  without ``fxdp_chacha20_block``'s frame (the mechanism's own chain).
+* **instr/release** (QEMU targets: executed instructions; AVR: exact cycles),
+  the mechanism alone: the rng replays 16 fixed words (no ChaCha20 block is
+  generated), ``port_mark()`` before and after one release, over
+  ``--releases`` releases with varied inputs and words; a single number for
+  constant-time forms (all equal), else min-mean-max.  Releases that need
+  more than 16 words (rare, lazy forms) are left out.
+* **ChaCha20 block**: one ``fxdp_chacha20_block`` (64 bytes of keystream).
+
+Goals (issue 5): binary randomized response in constant time on Cortex-M0+
+<= 512 bytes of flash without the DRBG; bounded discrete Laplace (the
+constant-time geometric mechanism, scale 10) <= 2 KiB including its table; no
+mechanism above 256 bytes of stack.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import fxdp.mechanisms as M  # noqa: E402
+from fxdp import targets as T  # noqa: E402
+from fxdp.export import device_spec, generate, library_sources  # noqa: E402
+from fxdp.export import harness as H  # noqa: E402
+
+MCU_TARGETS = ["avr-atmega328p", "cortex-m0plus", "cortex-m3", "cortex-m4", "rv32imac"]
+
+# name -> (what it is, constructor)
+MECHANISMS = {
+    "rr_bool_ct": ("binary RR p=3/4, constant time", lambda: M.make_randomized_response_bool(0.75, constant_time=True)),
+    "rr_bool": ("binary RR p=3/4, lazy", lambda: M.make_randomized_response_bool(0.75)),
+    "rr_kary_ct": ("k-ary RR t=8, constant time",
+                   lambda: M.make_randomized_response(list(range(8)), 0.5, constant_time=True)),
+    "rr_kary": ("k-ary RR t=8, lazy", lambda: M.make_randomized_response(list(range(8)), 0.5)),
+    "rappor_ct": ("RAPPOR k=64 m=4, constant time", lambda: M.make_rappor(0.5, 4, 64, constant_time=True)),
+    "rappor": ("RAPPOR k=64 m=4, lazy", lambda: M.make_rappor(0.5, 4, 64)),
+    "geometric": ("geometric scale 10, int64, lazy (CKS)", lambda: M.make_geometric(10)),
+    "geometric_ct": ("bounded discrete Laplace scale 10 on [0,100], constant time (201-entry table)",
+                     lambda: M.make_geometric(10, bounds=(0, 100), constant_time=True)),
+    "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
+                       lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
+}
+
+FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */
+#include "fxdp_config.h"
+#include "fxdp_port.h"
+
+static int fp_fill(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    for (i = 0; i < n; i++) {
+        out[i] = (uint8_t)(i * 151u + 7u);
+    }
+    return 0;
+}
+
+#if FP_MODE >= 1
+static fxdp_rng fp_rng;
+#endif
+#if FP_MODE >= 2
+static fxdp_input_t fp_x[FXDP_INPUT_COUNT];
+static fxdp_output_t fp_y[FXDP_OUTPUT_COUNT];
+#endif
+
+#if FP_MODE == 3
+static uint32_t h_mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= UINT32_C(0x7FEB352D);
+    x ^= x >> 15;
+    x *= UINT32_C(0x846CA68B);
+    x ^= x >> 16;
+    return x;
+}
+
+static uint32_t h_rand(uint32_t dev, uint32_t j, uint32_t salt)
+{
+    return h_mix(h_mix(dev ^ salt) + j * UINT32_C(0x9E3779B9));
+}
+
+@@input_code@@
+#endif
+
+int main(void)
+{
+#if FP_MODE == 0
+    (void)fp_fill;
+    return 0;
+#elif FP_MODE == 1 || FP_MODE == 2
+    uint32_t w = 0;
+    if (fxdp_rng_init_drbg(&fp_rng, fp_fill, NULL) != FXDP_OK || fxdp_bits(&fp_rng, 32u, &w) != FXDP_OK) {
+        return 1;
+    }
+#if FP_MODE == 2
+    if (fxdp_release(&fp_rng, @@x_arg@@, fp_y) != FXDP_OK) {
+        return 2;
+    }
+    w ^= (uint32_t)fp_y[0];
+#endif
+    return (int)(w & 1u);
+#else
+    static const uint32_t key[8] = { 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u };
+    static const uint32_t nonce[3] = { 9u, 10u, 11u };
+    uint32_t words[16], blk[16], i, j;
+    fxdp_status st;
+    port_init();
+    port_mark();
+    fxdp_chacha20_block(key, 0u, nonce, blk);
+    port_mark();
+    port_puts(blk[0] == 0u ? "Z\n" : "B\n");
+    for (i = 0; i < FP_RELEASES; i++) {
+        for (j = 0; j < 16u; j++) {
+            words[j] = h_rand(i, j, UINT32_C(0xF00D));
+        }
+        h_input(i, UINT32_C(0xFEED), fp_x);
+        (void)fxdp_rng_init_replay(&fp_rng, words, 16u);
+        port_mark();
+        st = fxdp_release(&fp_rng, @@x_arg@@, fp_y);
+        port_mark();
+        port_puts(st == FXDP_OK ? "ok\n" : "skip\n");
+    }
+    (void)fp_fill;
+    return 0;
+#endif
+}
+"""
+
+
+def _render_main(m, spec, releases):
+    from fxdp.export.templates import render
+    code = H.input_model(m, spec).c_code()
+    x_arg = "fp_x[0]" if (spec.input["count"] == 1 and not spec.in_param.pointer) else "fp_x"
+    return render(FP_MAIN, input_code=code, x_arg=x_arg).replace("FP_RELEASES", f"{releases}u")
+
+
+# --------------------------------------------------------------------------- stack
+
+def _su_frames(target, files, incs, out_dir):
+    """{function: bytes} from -fstack-usage, compiled exactly like fxdp.targets.build compiles."""
+    t = T.get_target(target)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    argv = [t.tool("gcc"), *T.STRICT_CFLAGS, *t.cflags, *T.COMMON_CFLAGS, "-Os", "-fstack-usage",
+            *[f"-I{d}" for d in incs], "-c", *map(str, files)]
+    subprocess.run(argv, cwd=out_dir, check=True, capture_output=True)
+    frames = {}
+    for su in out_dir.glob("*.su"):
+        for line in su.read_text().splitlines():
+            parts = line.split("\t")
+            if len(parts) >= 3:
+                fn = parts[0].rsplit(":", 1)[-1]
+                frames[fn] = max(frames.get(fn, 0), int(parts[1]))
+    return frames
+
+
+_CALL = {
+    "arm": re.compile(r"\s(bl|blx|b|b\.n|b\.w|b[a-z]{2}(\.[nw])?)\s+[0-9a-f]+\s+<([\w.]+)>"),
+    "avr": re.compile(r"\s(call|rcall|jmp|rjmp)\s+[^;]*;\s*0x[0-9a-f]+\s+<([\w.]+)>"),
+    "riscv": re.compile(r"\s(jal|j|c\.j|c\.jal|b\w+)\s+(?:\w+,\s*)*[0-9a-f]+\s+<([\w.]+)>"),
+}
+_INDIRECT = {"arm": re.compile(r"\sblx\s+r\d"), "avr": re.compile(r"\s(icall|eicall)\b"),
+             "riscv": re.compile(r"\s(jalr|c\.jalr)\s")}
+
+
+def _arch(t):
+    return "avr" if t.kind == "simavr" else ("arm" if t.prefix.startswith("arm") else "riscv")
+
+
+def _disassemble(t, elf):
+    """{function: [instruction lines]} of an ELF."""
+    out = subprocess.run([t.tool("objdump"), "-d", "--no-show-raw-insn", str(elf)], capture_output=True,
+                         text=True, check=True).stdout
+    funcs, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([\w.]+)>:$", line)
+        if m:
+            cur = m.group(1)
+            funcs[cur] = []
+        elif cur and line.strip():
+            funcs[cur].append(line)
+    return funcs
+
+
+def _prologue_frame(arch, lines):
+    """Stack bytes a function without .su allocates, from its first instructions."""
+    total = 0
+    for ln in lines[:24]:
+        if arch == "arm":
+            m = re.search(r"\s(push|stmdb)\s+(sp!,\s*)?\{([^}]*)\}", ln)
+            if m:
+                regs = 0
+                for part in m.group(3).split(","):
+                    part = part.strip()
+                    if "-" in part:
+                        a, b = part.split("-")
+                        regs += int(b.strip()[1:]) - int(a.strip()[1:]) + 1
+                    elif part:
+                        regs += 1
+                total += 4 * regs
+            m = re.search(r"\ssub(\.w)?\s+sp,\s*(sp,\s*)?#(\d+)", ln)
+            if m:
+                total += int(m.group(3))
+        elif arch == "riscv":
+            m = re.search(r"\s(c\.)?addi(16sp)?\s+sp,\s*(sp,\s*)?-(\d+)", ln)
+            if m:
+                total += int(m.group(4))
+        else:
+            if re.search(r"\spush\s+r\d+", ln):
+                total += 1
+            m = re.search(r"\ssbiw\s+r28,\s*0x([0-9a-f]+)", ln)
+            if m:
+                total += int(m.group(1), 16)
+    return total
+
+
+def worst_stack(target, elf, frames, root="fxdp_release", exclude=()):
+    """(bytes, path) of the deepest call chain from root; bytes None if recursive.
+    Functions in `exclude` (and what they call) are left out."""
+    t = T.get_target(target)
+    arch = _arch(t)
+    funcs = _disassemble(t, elf)
+    edges, indirect = {}, set()
+    for f, lines in funcs.items():
+        callees = set()
+        for ln in lines:
+            m = _CALL[arch].search(ln)
+            if m:
+                callee = m.group(m.lastindex)
+                if callee != f and callee in funcs:
+                    callees.add(callee)
+            if _INDIRECT[arch].search(ln):
+                indirect.add(f)
+        edges[f] = sorted(callees - set(exclude))
+    ret = 2 if arch == "avr" else 0
+
+    def frame(f):
+        return frames[f] if f in frames else _prologue_frame(arch, funcs.get(f, []))
+
+    memo = {}
+
+    def depth(f, stack):
+        if f in stack:
+            raise RecursionError(f)
+        if f in memo:
+            return memo[f]
+        best, path = 0, []
+        for c in edges.get(f, []):
+            d, p = depth(c, stack | {f})
+            if d + ret > best:
+                best, path = d + ret, p
+        memo[f] = (frame(f) + best, [f] + path)
+        return memo[f]
+
+    try:
+        total, path = depth(root, frozenset())
+    except RecursionError:
+        return None, []
+    return total, path
+
+
+# --------------------------------------------------------------------------- one (target, mechanism)
+
+def measure(target, name, m, work: Path, releases=64):
+    t = T.get_target(target)
+    spec = device_spec(m)
+    fw = work / "fw"
+    generate(m, target, fw, force=True)
+    lib = library_sources(fw)
+    main = work / "fp_main.c"
+    main.write_text(_render_main(m, spec, releases))
+    sizes = {}
+    elfs = {}
+    for mode in (0, 1, 2, 3):
+        elfs[mode] = T.build(target, [main, *lib], [fw / "src"], defines={"FP_MODE": mode},
+                             out_dir=work / f"mode{mode}", name=f"fp{mode}")
+        s = T.size(target, elfs[mode])
+        sizes[mode] = (s["text"] + s["data"], s["data"] + s["bss"])
+    flash_mech = sizes[2][0] - sizes[1][0]
+    ram_mech = sizes[2][1] - sizes[1][1]
+    flash_drbg = sizes[1][0] - sizes[0][0]
+    ram_drbg = sizes[1][1] - sizes[0][1]
+    frames = _su_frames(target, [*lib], [fw / "src"], work / "su")
+    stack, path = worst_stack(target, elfs[2], frames)
+    stack_mech, _ = worst_stack(target, elfs[2], frames, exclude=("fxdp_chacha20_block",))
+    r = T.run(target, elfs[3], count=True, timeout=600)
+    counts = r.region_counts or []
+    chacha = counts[0] if counts else None
+    rel = [c for c, ok in zip(counts[2::2], r.lines[1:]) if ok == "ok"]
+    return {"target": target, "mechanism": name, "constant_time": bool(m.constant_time),
+            "flash": flash_mech, "ram": ram_mech, "flash_drbg": flash_drbg, "ram_drbg": ram_drbg,
+            "stack": stack, "stack_path": path, "stack_no_block": stack_mech, "release_counts": rel, "chacha_block": chacha,
+            "count_unit": t.count_unit, "releases_measured": len(rel), "releases_tried": releases}
+
+
+def _counts_text(row):
+    c = row["release_counts"]
+    if not c:
+        return "n/a"
+    if len(set(c)) == 1:
+        return f"{c[0]:,}"
+    return f"{min(c):,}-{statistics.mean(c):,.0f}-{max(c):,}"
+
+
+def table(rows):
+    out = ["| target | mechanism | flash (B) | RAM (B) | stack (B) | per release | DRBG flash / RAM (B) "
+           "| ChaCha20 block |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    fmt = lambda v: "rec" if v is None else str(v)  # noqa: E731
+    for r in rows:
+        unit = "cyc" if r["count_unit"] == "cycles" else "instr"
+        stack = f"{fmt(r['stack'])} ({fmt(r['stack_no_block'])})"
+        out.append(f"| {r['target']} | {r['mechanism']} | {r['flash']:,} | {r['ram']:,} | {stack} | "
+                   f"{_counts_text(r)} {unit} | {r['flash_drbg']:,} / {r['ram_drbg']:,} | "
+                   f"{r['chacha_block']:,} {unit} |")
+    return "\n".join(out)
+
+
+def goals(rows):
+    lines = []
+
+    def pick(target, prefix):
+        return [r for r in rows if r["target"] == target and r["mechanism"].startswith(prefix)]
+
+    for r in pick("cortex-m0plus", "rr_bool_ct"):
+        lines.append(f"* binary RR, constant time, Cortex-M0+: {r['flash']} B flash without the DRBG "
+                     f"(goal <= 512): {'MET' if r['flash'] <= 512 else 'MISSED'}")
+    for r in [r for r in rows if r["mechanism"].startswith("geometric_ct")]:
+        lines.append(f"* bounded discrete Laplace (geometric_ct, scale 10) on {r['target']}: {r['flash']} B "
+                     f"flash incl. table (goal <= 2048): {'MET' if r['flash'] <= 2048 else 'MISSED'}")
+    worst = max((r for r in rows if r["stack"] is not None), key=lambda r: r["stack"], default=None)
+    worst_nb = max((r for r in rows if r["stack_no_block"] is not None), key=lambda r: r["stack_no_block"],
+                   default=None)
+    rec = [r for r in rows if r["stack"] is None]
+    if worst:
+        lines.append(f"* stack, full release path incl. a ChaCha20 refill: worst {worst['stack']} B "
+                     f"({worst['mechanism']} on {worst['target']}: {' > '.join(worst['stack_path'])}) "
+                     f"(goal <= 256): {'MET' if worst['stack'] <= 256 and not rec else 'MISSED'}")
+        over = [f"{r['mechanism']} on {r['target']} ({r['stack']} B)" for r in rows
+                if r["stack"] is not None and r["stack"] > 256]
+        if over:
+            lines.append("  over 256 B: " + ", ".join(over))
+    if worst_nb:
+        lines.append(f"* stack without the ChaCha20 block function's frame: worst {worst_nb['stack_no_block']} B "
+                     f"({worst_nb['mechanism']} on {worst_nb['target']}): "
+                     f"{'MET' if worst_nb['stack_no_block'] <= 256 else 'MISSED'}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--targets", default=",".join(MCU_TARGETS))
+    ap.add_argument("--mechanisms", default=None,
+                    help="comma-separated names (default: all): " + ", ".join(MECHANISMS))
+    ap.add_argument("--releases", type=int, default=64)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    names = list(MECHANISMS) if not args.mechanisms else args.mechanisms.split(",")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="fxdp-footprint-") as tmp:
+        for target in args.targets.split(","):
+            ok, why = T.get_target(target).available()
+            if not ok:
+                raise SystemExit(why)
+            for i, name in enumerate(names):
+                rows.append(measure(target, name, MECHANISMS[name][1](), Path(tmp) / target / str(i),
+                                    args.releases))
+                if not args.json:
+                    print(f"  measured {target} {name}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(table(rows))
+        print()
+        for n in names:
+            print(f"* {n}: {MECHANISMS[n][0]}")
+        print()
+        print(goals(rows))
+
+
+if __name__ == "__main__":
+    main()
