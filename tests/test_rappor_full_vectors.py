@@ -178,3 +178,12 @@ def test_host_c_matches_vectors(i):
 
 if __name__ == "__main__":
     print(json.dumps(reference_kats(), indent=1, ensure_ascii=True))
+
+
+def test_bloom_matrix_matches_reference():
+    m = mechanism(CONFIGS[1])
+    vals = ["a", "bb", "ccc", ""]
+    mat = m.bloom_matrix(vals, cohorts=[0, 5, 63])
+    for ci, c in enumerate([0, 5, 63]):
+        for vi, v in enumerate(vals):
+            assert mat[ci, vi].tolist() == m.bloom(c, m.encode(v))

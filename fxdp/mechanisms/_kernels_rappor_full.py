@@ -232,7 +232,7 @@ def prr(cfgv, secret, cohort, block, out):
     """out[0..k) = the memoized PRR bits of block for the device (secret, cohort)."""
     tmp = np.zeros(np.int64(cfgv[0]), np.uint8)
     dummy = np.zeros(K.STATE_WORDS, np.uint32)
-    st = _run(cfgv, secret, cohort, dummy, block, tmp, False)
+    st = _run(cfgv, secret, np.uint64(cohort), dummy, block, tmp, False)
     if st == OK:
         out[:] = tmp
     return st
@@ -245,7 +245,7 @@ def report(cfgv, secret, cohort, state, block, out):
     if st != OK:
         return st
     tmp = np.zeros(np.int64(cfgv[0]), np.uint8)
-    st = _run(cfgv, secret, cohort, state, block, tmp, True)
+    st = _run(cfgv, secret, np.uint64(cohort), state, block, tmp, True)
     if st == OK:
         out[:] = tmp
     return st
@@ -300,21 +300,19 @@ def fleet_release(cfgv, seed_key_words, device_ids, blocks, out, status):
         status[i] = _release_into(cfgv, state, blocks[i], out[i], secret, tmp)
 
 
-@_pjit
+@_jit
 def bloom_matrix(cfgv, cohorts, blocks, out):
-    """out[c, v, :] = Bloom vector of blocks[v] in cohort cohorts[c]."""
+    """out[c, v, :] = Bloom vector of blocks[v] in cohort cohorts[c] (serial: candidate lists are small)."""
     h = np.int64(cfgv[1])
-    nv = blocks.shape[0]
-    for t in numba.prange(cohorts.shape[0] * nv):
-        c = t // nv
-        v = t - c * nv
-        pos = np.zeros(h, np.uint64)
-        _positions(cfgv, cohorts[c], blocks[v], pos)
-        for j in range(h):
-            out[c, v, np.int64(pos[j])] = np.uint8(1)
+    pos = np.zeros(h, np.uint64)
+    for c in range(cohorts.shape[0]):
+        for v in range(blocks.shape[0]):
+            _positions(cfgv, np.uint64(cohorts[c]), blocks[v], pos)
+            for j in range(h):
+                out[c, v, np.int64(pos[j])] = np.uint8(1)
 
 
 @_jit
 def positions(cfgv, cohort, block, pos):
     """pos[0..h) = Bloom positions of block in cohort."""
-    _positions(cfgv, cohort, block, pos)
+    _positions(cfgv, np.uint64(cohort), block, pos)
