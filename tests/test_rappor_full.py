@@ -636,9 +636,13 @@ def test_config_round_trip_and_device_spec():
     m = make_rappor_full(32, 2, 8, F(1, 2), F(1, 4), F(3, 4), constant_time=True, bits=16,
                          value_bytes=12, hash_key=bytes(range(16)))
     table = mechanism_to_table(m)
-    assert table["kind"] == "rappor_full" and table["hash_key"] == bytes(range(16)).hex()
+    assert table["kind"] == "rappor_full" and table["hash_key"] == "0x" + bytes(range(16)).hex()
     m2 = mechanism_from_table(table)
     assert m2.config() == m.config() and m2.realized() == m.realized()
+    # a key of decimal digits only survives the TOML round trip (the 0x prefix)
+    digits = "00112233445566778899001122334455"
+    m3 = mechanism_from_table(mechanism_to_table(make_rappor_full(16, 2, 1, F(1, 2), 0, 1, hash_key=digits)))
+    assert m3.hash_key == bytes.fromhex(digits)
     spec = device_spec(m)
     assert spec.c_function == "fxdp_rappor_full_release"
     assert spec.input == {**spec.input, "ctype": "uint8_t", "count": 12}

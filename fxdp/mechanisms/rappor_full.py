@@ -127,8 +127,9 @@ def _parse_hash_key(hash_key):
     if isinstance(hash_key, (bytes, bytearray)):
         key = bytes(hash_key)
     elif isinstance(hash_key, str):
+        digits = hash_key[2:] if hash_key[:2] in ("0x", "0X") else hash_key
         try:
-            key = bytes.fromhex(hash_key)
+            key = bytes.fromhex(digits)
         except ValueError:
             raise ValueError(f"hash_key must be 16 bytes or 32 hex digits, got {hash_key!r}") from None
     else:
@@ -295,7 +296,7 @@ class RapporFull(Mechanism):
     def config(self):
         return {"k": self.k, "h": self.h, "cohorts": self.cohorts, "f": self._args["f"],
                 "p": self._args["p"], "q": self._args["q"], "constant_time": self.constant_time,
-                "bits": self.bits, "value_bytes": self.value_bytes, "hash_key": self.hash_key.hex()}
+                "bits": self.bits, "value_bytes": self.value_bytes, "hash_key": "0x" + self.hash_key.hex()}
 
     def realized(self):
         return {"f": self.f_realized, "flip_prob": self.flip_prob, "p": self.p_realized,
@@ -449,7 +450,7 @@ class RapporFull(Mechanism):
             return None
         return [c for a in range(1, self.h + 1) for c in combinations(range(d), a)]
 
-    def audit_pairs(self, level="one"):
+    def audit_pairs(self):
         """Ordered pairs of Bloom patterns: all of them when few, else the worst splits."""
         pats = self.audit_patterns()
         if pats is not None:
@@ -665,7 +666,8 @@ def make_rappor_full(k, h, cohorts, f, p, q, constant_time=False, bits=32, value
     """Full RAPPOR client (EPK 2014): k Bloom bits (1..1024), h hashes (1..min(k, 16)),
     cohorts (1..65536), PRR f in [0, 1], IRR p, q in [0, 1]; probabilities over 2^bits
     (bits 1..32); values are str/bytes of at most value_bytes - 1 (1..255) UTF-8 bytes;
-    hash_key: the public 16-byte SipHash key of the Bloom positions (bytes or 32 hex digits)."""
+    hash_key: the public 16-byte SipHash key of the Bloom positions (bytes, or 32 hex digits with an
+    optional 0x prefix; config() writes the prefix so TOML never reads the key as a number)."""
     return RapporFull(k, h, cohorts, f, p, q, constant_time, bits, value_bytes, hash_key)
 
 
