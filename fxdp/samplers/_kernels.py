@@ -128,6 +128,7 @@ _U32 = np.uint64(32)
 _U63 = np.uint64(63)
 _U64 = np.uint64(64)
 _M32 = np.uint64(0xFFFFFFFF)
+_GEO_W = np.uint64(12)     # GEO_BITS, the lookahead of _rd_geometric_e1
 _U64MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 _I64MAX_U = np.uint64(0x7FFFFFFFFFFFFFFF)
 _I0 = np.int64(0)
@@ -153,6 +154,62 @@ _jit = numba.njit(cache=True, nogil=True, _nrt=False)
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _njit_nrt = numba.njit(cache=True, nogil=True)
 _pjit = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+# --------------------------------------------------------------------------
+# lookahead table for the geometric step of discrete_laplace, derived from the
+# reference at import (a few hundred reference runs, about a millisecond)
+
+GEO_BITS = 12
+
+
+class _NeedMore(Exception):
+    pass
+
+
+class _PrefixSource:
+    """Serves the bits of a fixed prefix; asking for more raises _NeedMore."""
+
+    def __init__(self, value, nbits):
+        self.value, self.nbits, self.bits_used = value, nbits, 0
+
+    def bits(self, n):
+        if self.bits_used + n > self.nbits:
+            raise _NeedMore
+        self.bits_used += n
+        return (self.value >> (self.nbits - self.bits_used)) & ((1 << n) - 1)
+
+    def bits64(self, n):
+        return self.bits(n)
+
+
+def _geometric_table(width=GEO_BITS):
+    """T[x] for every width-bit string x: (bits used << 8) | V when the reference
+    loop ``V = 0; while bernoulli_exp(1, 1): V += 1`` finishes within the first
+    bits of x, else -1.  Built by walking the loop's prefix-free code tree."""
+    from .reference import bernoulli_exp as ref_exp
+
+    table = np.full(1 << width, -1, dtype=np.int16)
+    todo = [(0, 0)]
+    while todo:
+        value, nbits = todo.pop()
+        src = _PrefixSource(value, nbits)
+        try:
+            v = 0
+            while ref_exp(src, 1, 1):
+                v += 1
+        except _NeedMore:
+            if nbits < width:
+                todo += [(2 * value, nbits + 1), (2 * value + 1, nbits + 1)]
+            continue
+        assert src.bits_used == nbits and v < 256
+        shift = width - nbits
+        table[value << shift:(value + 1) << shift] = (nbits << 8) | v
+    return table
+
+
+_GEO_TABLE = _geometric_table()
+assert int(_GEO_W) == GEO_BITS
 
 
 # --------------------------------------------------------------------------
@@ -655,6 +712,52 @@ def _rd_exp(state, buf, c, n, d):
     return _rd_exp_le1(state, buf, c, frac, d)
 
 
+@_ijit
+def _rd_geometric_e1(state, buf, c):
+    """V = number of successes before the first failure of bernoulli_exp(1, 1):
+    the loop ``V = 0; while bernoulli_exp(1, 1): V += 1`` of discrete_laplace,
+    reading exactly its bits.
+
+    Fast path (about 96%): look the next GEO_BITS bits up in ``_GEO_TABLE``
+    (the reference's own outcome and bit count for every GEO_BITS-bit string).
+    The lookahead is the buffer plus, if that is short, the next word of the
+    current block *peeked* without consuming it; the word is consumed only if
+    the bits used reach into it, which is exactly when the reference would
+    fetch it.  Otherwise (the loop needs more bits, or the block or replay is
+    used up) the plain loop runs from the same position.
+    """
+    if c >= _GEO_W:
+        e = np.int64(_GEO_TABLE[buf >> (c - _GEO_W)])
+        if e >= _I0:
+            used = np.uint64(e >> 8)
+            c = c - used
+            return OK, np.uint64(e & 255), buf & _mask(c), c
+    else:
+        pos = np.int64(state[WORD_POS])
+        if pos < np.int64(state[BLOCK_LEN]):
+            w = np.uint64(state[BLOCK + pos])
+            cw = c + _U32
+            e = np.int64(_GEO_TABLE[((buf << _U32) | w) >> (cw - _GEO_W)])
+            if e >= _I0:
+                used = np.uint64(e >> 8)
+                if used <= c:
+                    c = c - used
+                    return OK, np.uint64(e & 255), buf & _mask(c), c
+                state[WORD_POS] = np.uint32(pos + _I1)
+                c = cw - used
+                return OK, np.uint64(e & 255), w & _mask(c), c
+    v = _U0
+    while True:
+        st, b, buf, c = _rd_exp_le1(state, buf, c, _U1, _U1)
+        if st != OK:
+            return st, _U0, buf, c
+        if not b:
+            return OK, v, buf, c
+        if v == _U64MAX:
+            return ERR_RANGE, _U0, buf, c
+        v = v + _U1
+
+
 @_jit
 def _rd_laplace(state, buf, c, s, t):
     """CKS 2020 Alg. 2 with scale t/s; s, t in [1, 2^32) (uint64) -> (status, int64, buf, c)."""
@@ -667,16 +770,9 @@ def _rd_laplace(state, buf, c, s, t):
             return st, _I0, buf, c
         if not keep:
             continue
-        v = _U0
-        while True:
-            st, b, buf, c = _rd_exp_le1(state, buf, c, _U1, _U1)
-            if st != OK:
-                return st, _I0, buf, c
-            if not b:
-                break
-            if v == _U64MAX:
-                return ERR_RANGE, _I0, buf, c
-            v = v + _U1
+        st, v, buf, c = _rd_geometric_e1(state, buf, c)
+        if st != OK:
+            return st, _I0, buf, c
         # u, t < 2^32: u + t v cannot wrap while v < 2^32.  Range errors come
         # before the sign bit is read (as in csrc/fxdp_laplace.c).
         if v > _M32 and v > (_U64MAX - u) // t:
