@@ -263,7 +263,8 @@ UNBOUNDED = [
     # (sampler, params, B for Numba, max unfinished mass allowed at that B)
     ("uniform_below", [1], 20, 0), ("uniform_below", [2], 20, 0), ("uniform_below", [3], 20, 2**-9),
     ("uniform_below", [5], 20, 2**-4), ("uniform_below", [7], 20, 2**-10), ("uniform_below", [10], 20, 2**-3),
-    ("uniform_below", [100], 20, 2**-4), ("uniform_below", [257], 20, 0.3), ("uniform_below", [1000], 20, 2**-10),
+    ("uniform_below", [100], 20, 2**-4), ("uniform_below", [257], 20, 0.3),
+    ("uniform_below", [1000], 20, 2**-10),
     ("bernoulli_dyadic", [0, 8], 16, 0), ("bernoulli_dyadic", [256, 8], 16, 0),
     ("bernoulli_dyadic", [1, 1], 16, 0), ("bernoulli_dyadic", [3, 4], 16, 0),
     ("bernoulli_dyadic", [93, 8], 16, 0), ("bernoulli_dyadic", [40, 7], 16, 0),
@@ -277,8 +278,10 @@ UNBOUNDED = [
     ("discrete_laplace", [1, 1], 20, 2**-3), ("discrete_laplace", [1, 2], 20, 0.3),
     ("discrete_laplace", [2, 3], 20, 0.3), ("discrete_laplace", [3, 2], 20, 2**-2),
     ("discrete_laplace", [5, 1], 20, 2**-3),
-    ("discrete_laplace_censored", [1, 2, -2, 2], 20, 0.3), ("discrete_laplace_censored", [1, 1, 0, 0], 20, 2**-3),
-    ("discrete_laplace_censored", [1, 1, 1, 3], 20, 2**-3), ("discrete_laplace_censored", [2, 3, -4, -1], 20, 0.3),
+    ("discrete_laplace_censored", [1, 2, -2, 2], 20, 0.3),
+    ("discrete_laplace_censored", [1, 1, 0, 0], 20, 2**-3),
+    ("discrete_laplace_censored", [1, 1, 1, 3], 20, 2**-3),
+    ("discrete_laplace_censored", [2, 3, -4, -1], 20, 0.3),
 ]
 
 
