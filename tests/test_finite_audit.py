@@ -118,7 +118,7 @@ def test_realized_le_tight_le_paper_grid(eps, k, q, Lmul):
         m0 = make_laplace_fixed(eps, (-half, half), L=None, qformat=q, uniform_bits=k)
     except ValueError:
         pytest.skip("no valid L")
-    L = max(m0.L // Lmul, res) if Lmul > 1 else m0.L
+    L = max(m0.L / Lmul, res)
     try:
         m = make_laplace_fixed(eps, (-half, half), L=L, qformat=q, uniform_bits=k)
     except ValueError:
