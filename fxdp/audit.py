@@ -18,6 +18,7 @@ from fractions import Fraction
 from .conservative import float_up, log_up
 from .mechanisms.geometric import Geometric
 from .mechanisms.rappor import Rappor
+from .mechanisms.rappor_full import RapporFull
 from .samplers.bounded import exact_max_ratio
 
 MAX_ENUMERATED_INPUTS = 4096
@@ -76,7 +77,13 @@ def worst_pair(pairs, pmf):
 def audit(m):
     """Exact realized epsilon of mechanism m (for d_in = 1) with its witness."""
     name = repr(m)
-    if getattr(m, "finite_precision", False): from .finite.audit_finite import audit_finite; return audit_finite(m)  # noqa: E702
+    if getattr(m, "finite_precision", False):
+        from .finite.audit_finite import audit_finite
+        return audit_finite(m)
+    if isinstance(m, RapporFull) and min(2 * m.h, m.k) > 16:
+        # too many Bloom patterns to enumerate: the exact per-bit product form
+        from .estimate_rappor import audit_rappor_full
+        return audit_rappor_full(m)
     if isinstance(m, Rappor):
         return _audit_rappor(m, name)
     if isinstance(m, Geometric):

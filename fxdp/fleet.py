@@ -16,6 +16,9 @@ from . import estimate as est
 from .mechanisms.geometric import Geometric
 from .mechanisms.randomized_response import RandomizedResponse, RandomizedResponseBool
 from .mechanisms.rappor import Rappor
+from .mechanisms.rappor_full import RapporFull
+
+RAPPOR_FULL_CANDIDATES = [f"value-{i:02d}" for i in range(8)]
 
 
 def synthetic_population(m, devices, seed):
@@ -36,6 +39,17 @@ def synthetic_population(m, devices, seed):
             cols = rng.choice(m.k, size=devices, p=popular / popular.sum())
             values[np.arange(devices)[ones > j], cols[ones > j]] = 1
         return values, values.sum(axis=0).astype(np.float64)
+    if isinstance(m, RapporFull):
+        # a few heavy strings (Zipf-like) over a long tail of rare ones
+        heavy = np.array([0.2, 0.12, 0.08, 0.05, 0.03, 0.02, 0.0, 0.0])
+        pick = rng.random(devices)
+        idx = np.searchsorted(np.cumsum(heavy), pick)
+        cands = m.encode_many(RAPPOR_FULL_CANDIDATES)
+        tail = m.encode_many([f"rare-{i}" for i in range(1000)])
+        blocks = np.where((idx < len(heavy))[:, None], cands[np.minimum(idx, len(heavy) - 1)],
+                          tail[rng.integers(0, 1000, size=devices)])
+        truth = {c: float(np.mean(idx == i)) for i, c in enumerate(RAPPOR_FULL_CANDIDATES)}
+        return blocks, truth
     if isinstance(m, Geometric):
         lo, hi = m.bounds
         lo_v, hi_v = max(lo, -1000), min(hi, 1000)
@@ -56,6 +70,9 @@ def estimate_rows(m, reports, truth):
         return est.rappor_counts(reports, m).as_rows(truth)
     if isinstance(m, Geometric):
         return est.geometric_sum(reports, m).as_rows(truth)
+    if isinstance(m, RapporFull):
+        from .estimate_rappor import decode
+        return decode(reports, m, RAPPOR_FULL_CANDIDATES).rows(truth)
     raise ValueError(f"no estimator for {m.kind}")
 
 
