@@ -57,6 +57,8 @@ from .laplace import (EXCEPTION_RAW, LaplaceFixed, LaplaceGrid, PlanarLaplaceFix
 EXHAUSTIVE_MAX_K = 24          # delta_n and Condition 2 measured over every uniform up to this many bits
 PLANAR_EXACT_MAX_KR = 12       # exact planar audit up to this many radius bits (2^(2 kr) radius pairs)
 PLANAR_SWEEP_MAX_BITS = 28     # exhaustive planar delta_n sweep up to 2^28 (angle, u1, u2) triples
+MAX_WINDOW_1D = 1 << 24        # 1-D: (M - m + L) in raw units (arrays of this length)
+MAX_WINDOW_PLANAR = 1 << 11    # planar: (M - m + L) in raw units (2-D arrays of its square)
 CHUNKS = 64
 _I64MAX = np.iinfo(np.int64).max
 
@@ -143,8 +145,8 @@ def _screen(p, qmin, lo, hi, tol=1e-9, limit=64):
     qq = qmin[lo:hi + 1]
     ok = (pp > 0) & (qq != _I64MAX)
     zero = ok & (qq == 0)
-    if zero.any():
-        return [int(idx[np.argmax(zero)])]
+    if zero.any():                   # impossible under x': the most likely such output under x
+        return [int(idx[np.argmax(np.where(zero, pp, -1.0))])]
     if not ok.any():
         return []
     r = np.where(ok, pp / np.where(qq > 0, qq, 1).astype(np.float64), -1.0)
@@ -255,29 +257,32 @@ class _Dist1D:
         return {k: v for k, v in out.items() if v}
 
 
+def _nearest_on_grid(lo, hi, s, step, target):
+    """x in [lo, hi] with (x + s) % step == 0 closest to target, or None."""
+    if lo > hi:
+        return None
+    x = target - ((target + s) % step)
+    best = None
+    for cand in (x, x + step):
+        c = min(max(cand, lo), hi)
+        c = c - ((c + s) % step)
+        for v in (c, c + step):
+            if lo <= v <= hi and (best is None or abs(v - target) < abs(best - target)):
+                best = v
+    return best
+
+
 def _witness_1d(m, s, sp, res, total, pcount, qcount):
-    """A concrete (x, x', g) with g - x = s, g - x' = sp, x, x' in [m, M], g on the grid."""
+    """A concrete (x, x', g) with g - x = s, g - x' = sp, x, x' in [m, M], g on the grid
+    (x as close to the middle of the range as possible)."""
     d = s - sp                              # x' = x + d
     xlo, xhi = max(m.lo, m.lo - d), min(m.hi, m.hi - d)
-    glo, ghi = m.lo, m.hi
-    if m.trunc_code == 1:
-        glo, ghi = m.lo + m.step, m.hi - m.step
-    best = None
-    # g = x + s on the grid: scan the grid points reachable, prefer x near the middle of the range
-    mid = (m.lo + m.hi) // 2
-    g0 = max(glo, xlo + s)
-    g0 = -(-g0 // m.step) * m.step
-    for g in range(g0, min(ghi, xhi + s) + 1, m.step):
-        x = g - s
-        if best is None or abs(x - mid) < abs(best[0] - mid):
-            best = (x, g)
-        if len(range(g0, g + 1, m.step)) > 4096:
-            break
-    if best is None:
+    glo, ghi = (m.lo + m.step, m.hi - m.step) if m.trunc_code == 1 else (m.lo, m.hi)
+    x = _nearest_on_grid(max(xlo, glo - s), min(xhi, ghi - s), s, m.step, (m.lo + m.hi) // 2)
+    if x is None:
         return {"offset": int(s), "offset_prime": int(sp)}
-    x, g = best
     return {"x": str(Fraction(x) * res), "x_prime": str(Fraction(x + d) * res),
-            "output": str(Fraction(g) * res), "p": f"{pcount}/{total}", "p_prime": f"{qcount}/{total}"}
+            "output": str(Fraction(x + s) * res), "p": f"{pcount}/{total}", "p_prime": f"{qcount}/{total}"}
 
 
 def audit_laplace_1d(m, pairs=None):
@@ -292,6 +297,9 @@ def audit_laplace_1d(m, pairs=None):
     else:
         constants = {"note": "no guarantee claimed (naive scaled-unit noise or unchecked parameters): "
                              "the paper's conditions are not established"}
+    if m.hi - m.lo + m.step > MAX_WINDOW_1D:
+        raise ValueError(f"audit: (M - m + L) = {m.hi - m.lo + m.step} raw units exceeds {MAX_WINDOW_1D}; "
+                         f"use fewer fractional bits or a narrower box")
     t0 = time.perf_counter()
     dist = _Dist1D(m)
     timings["noise_histogram"] = time.perf_counter() - t0
@@ -547,6 +555,10 @@ def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
         constants, cond, extra, timings["constants"] = measure_constants_planar(m)
     else:
         constants, cond, extra = {"note": "unchecked parameters: no guarantee claimed"}, {}, {}
+    if m.hi - m.lo + m.step > MAX_WINDOW_PLANAR:
+        raise ValueError(f"planar audit: (M - m + L) = {m.hi - m.lo + m.step} raw units exceeds "
+                         f"{MAX_WINDOW_PLANAR} (2-D arrays of its square); use fewer fractional bits or a "
+                         f"smaller box")
     if monte_carlo is None:
         monte_carlo = m.kr > PLANAR_EXACT_MAX_KR
     t0 = time.perf_counter()
@@ -625,24 +637,17 @@ def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
 
 def _witness_planar(m, s, sp, res, total, pc, qc):
     d = (s[0] - sp[0], s[1] - sp[1])            # x' = x + d
-    out = []
+    xs = []
     for ax in range(2):
-        sa, da = s[ax], d[ax]
-        xlo, xhi = max(m.lo, m.lo - da), min(m.hi, m.hi - da)
-        g0 = -(-max(m.lo, xlo + sa) // m.step) * m.step
-        best = None
-        mid = (m.lo + m.hi) // 2
-        for g in range(g0, min(m.hi, xhi + sa) + 1, m.step):
-            x = g - sa
-            if best is None or abs(x - mid) < abs(best[0] - mid):
-                best = (x, g)
-        if best is None:
+        xlo, xhi = max(m.lo, m.lo - d[ax]), min(m.hi, m.hi - d[ax])
+        x = _nearest_on_grid(max(xlo, m.lo - s[ax]), min(xhi, m.hi - s[ax]), s[ax], m.step, (m.lo + m.hi) // 2)
+        if x is None:
             return {"offset": list(s), "offset_prime": list(sp)}
-        out.append(best)
-    (x, gx), (y, gy) = out
+        xs.append(x)
+    x, y = xs
     return {"x": [str(Fraction(x) * res), str(Fraction(y) * res)],
             "x_prime": [str(Fraction(x + d[0]) * res), str(Fraction(y + d[1]) * res)],
-            "output": [str(Fraction(gx) * res), str(Fraction(gy) * res)],
+            "output": [str(Fraction(x + s[0]) * res), str(Fraction(y + s[1]) * res)],
             "p": f"{pc}/{total}", "p_prime": f"{qc}/{total}"}
 
 
