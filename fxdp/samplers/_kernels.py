@@ -600,7 +600,10 @@ def _rd_dyadic_odd(state, buf, c, aa, m):
     next j digits of aa; the leading set bit of the XOR (count leading zeros)
     is the first difference, and only the bits up to and including it are
     consumed.  A new word is fetched only when the buffer is empty and digits
-    remain, exactly when the reference's ``bits(1)`` would fetch.
+    remain, exactly when the reference's ``bits(1)`` would fetch.  When all
+    remaining digits are buffered (small k, or the tail of a large one) the
+    result is computed branch-free, so its randomness costs no mispredicted
+    branch.
     """
     while True:
         if c == _U0:
@@ -609,20 +612,25 @@ def _rd_dyadic_odd(state, buf, c, aa, m):
                 return st, False, buf, c
             buf = w
             c = _U32
-        j = c if c < m else m                    # bits compared this step (1..32)
-        sb = buf >> (c - j)                      # next j stream bits
-        db = (aa >> (m - j)) & _mask(j)          # next j digits of p
+        if m <= c:
+            # every remaining digit is buffered: finish without a data-dependent
+            # branch (L = 0 when U agrees with all m digits: U >= p, m bits used)
+            x = (buf >> (c - m)) ^ aa
+            L = _U64 - np.uint64(leading_zeros(x))
+            c = c - (m - L + np.uint64(L != _U0))
+            # digit 1 against bit 0 at the first difference means U < p
+            return OK, (((aa << _U1) >> L) & _U1) == _U1, buf & _mask(c), c
+        sb = buf                                 # all c buffered bits (c < m)
+        db = (aa >> (m - c)) & _mask(c)          # against the next c digits of p
         x = sb ^ db
         if x != _U0:
-            L = _bit_length(x)                   # first difference at position j - L
-            c = c - (j - L + _U1)
-            # digit 1 against bit 0 there means U < p
+            L = _bit_length(x)                   # first difference at position c - L
+            c = c - (c - L + _U1)
             return OK, ((db >> (L - _U1)) & _U1) == _U1, buf & _mask(c), c
-        c = c - j
-        buf = buf & _mask(c)
-        m = m - j
-        if m == _U0:                             # U agrees with every digit: U >= p
-            return OK, False, buf, c
+        m = m - c
+        aa = aa & _mask(m)                       # the digits still to compare
+        buf = _U0
+        c = _U0
 
 
 @_ijit
