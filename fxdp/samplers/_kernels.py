@@ -76,11 +76,12 @@ Building blocks for mechanism kernels (stable; fxdp/mechanisms uses them)
 Nothing here compiles at import time; each kernel compiles (or loads from the
 on-disk cache) on its first call.
 
-Speed (2-core AMD EPYC at 2 GHz, shared): ``fill_bernoulli_dyadic`` (k = 32)
-about 1.6e8 samples/s (numpy ``rng.random(n) < p`` about 1e8/s on the same
-machine); ``fill_discrete_laplace`` (s = 1, t = 10) about 3e6 samples/s
-(20 bits and ~15 data-dependent branches per sample); ChaCha20 about 240 ns
-per 64-byte block.
+Speed (2-core AMD EPYC at 2 GHz, shared with other jobs; single thread,
+benchmarks/bench_samplers.py): ``fill_bernoulli_dyadic`` about 2.3e8
+samples/s for k = 32 and for 3/4 (numpy ``rng.random(n) < p``: 1.6e8/s on the
+same machine); ``fill_discrete_laplace`` (s = 1, t = 10) about 7.8e6/s (20
+bits per sample); ChaCha20 about 240 ns per 64-byte block, which bounds the
+bit-hungry samplers (``bits(32)``, ``bernoulli_dyadic_ct`` k = 32: ~6e7/s).
 
 Integer typing note: Numba promotes a uint64 mixed with a signed integer
 (including an int literal) to float64.  Every integer expression below is
