@@ -67,7 +67,7 @@ Building blocks for mechanism kernels (stable; fxdp/mechanisms uses them)
   as two uint64 locals;
 * ``_rd_<x>(state, buf, c, params...) -> (status, value, buf, c)`` for
   ``bits``, ``bits64``, ``uniform_below``, ``dyadic``, ``dyadic_odd``,
-  ``dyadic_ct``, ``rational``, ``exp_le1``, ``exp``, ``laplace``,
+  ``dyadic_ct``, ``rational``, ``exp_le1``, ``exp``, ``geometric_e1``, ``laplace``,
   ``laplace_censored``, ``table``: typed (uint64 / int64), already validated
   parameters, no sticky-status check (do it once per release);
 * ``_device_state(key_words, device_id, stream)`` (allocates; NRT) and
