@@ -129,6 +129,8 @@ def _default_pair(m):
     res = m.qformat.resolution
     x = min(max(0, m.lo), m.hi)
     d = int(m.sensitivity / res)
+    if getattr(m, "naive", False):          # a neighbour that differs in the bits the shift keeps
+        d = min(d, max(1, (1 << m.n_shift) >> 1))
     return x, min(x + d, m.hi) if x + d <= m.hi else max(x - d, m.lo)
 
 
