@@ -148,7 +148,8 @@ def plot_distributions(m, path, x=None, x_prime=None):
         xr, xpr = m.check_input(x), m.check_input(x_prime)
     fig, ax = plt.subplots(1, 1, figsize=(9, 4))
     res = m.qformat.resolution
-    width = 12 * float(m.sensitivity / m.epsilon_requested)
+    step = float(getattr(m, "L", None) or res)
+    width = min(12 * float(m.sensitivity / m.epsilon_requested), 60 * step)   # at most ~120 cells
     center = float(Fraction(xr) * res)
     _panel_1d(ax, m, xr, xpr, window=(center - width, center + width), title=repr(m))
     fig.tight_layout()
