@@ -439,12 +439,17 @@ def _run_command(target) -> tuple[str, str]:
             " \\\n\t  code=$$(head -n1 $(BUILD)/simavr_result.txt | cut -d' ' -f2); exit $$code")
 
 
+def _board_cflags() -> str:
+    """The port's flags (fxdp.targets.PORT_CFLAGS: gnu99, no loop-to-memset) without -Werror."""
+    return " ".join(f for f in _targets.PORT_CFLAGS if f != "-Werror")
+
+
 def render_makefile(m, spec, target, lib_srcs, board_srcs) -> str:
     is_avr = target.kind == "simavr"
     is_host = target.kind == "native"
     extra_rules, extra_all, extra_phony, extra_help = "", "", "", ""
     if not is_host:
-        extra_all = " $(EXAMPLE:.elf=.hex)"
+        extra_all = " $(EXAMPLE:.elf=.hex) size"
         extra_rules = ("\n%.hex: %.elf\n\t$(OBJCOPY) -O ihex -R .eeprom -R .mmcu $< $@\n")
     if is_avr:
         extra_phony = " flash"
@@ -465,7 +470,7 @@ def render_makefile(m, spec, target, lib_srcs, board_srcs) -> str:
         lib_srcs=" ".join(lib_srcs), board_srcs=" ".join(board_srcs),
         exe_suffix="" if is_host else ".elf", extra_phony=extra_phony, extra_all=extra_all,
         extra_rules=extra_rules, size_flags="-A " if not is_host else "", run_deps=run_deps,
-        run_recipe=run_recipe)
+        run_recipe=run_recipe, board_cflags=_board_cflags())
 
 
 def render_cmake(m, spec, target, lib_srcs, board_srcs) -> tuple[str, str | None]:
@@ -482,6 +487,7 @@ def render_cmake(m, spec, target, lib_srcs, board_srcs) -> tuple[str, str | None
         cmake_lib_srcs="".join(f"  {s}\n" for s in lib_srcs),
         cmake_board_srcs="".join(f"  {s}\n" for s in board_srcs),
         cmake_cpuflags=cpu, cmake_ldflags=ld,
+        board_cflags=" ".join(f for f in _targets.PORT_CFLAGS if f not in ("-Werror",) and not f.startswith("-std")),
         cmake_link_libs=f"  target_link_libraries(fxdp_example PRIVATE {libs})\n" if libs else "")
     toolchain = None
     if not is_host:

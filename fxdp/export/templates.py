@@ -159,7 +159,7 @@ OPT      ?= -Os
 CFLAGS   ?= -std=c99 -pedantic -Wall -Wextra -Wconversion
 ALL_CFLAGS := $(CFLAGS) $(OPT) $(CPUFLAGS) -ffunction-sections -fdata-sections -Isrc -Iboard
 # board/ (startup, linker script, port) uses GNU C extensions.
-BOARD_CFLAGS := -std=gnu99 -Wall $(OPT) $(CPUFLAGS) -ffunction-sections -fdata-sections -Iboard
+BOARD_CFLAGS := @@board_cflags@@ $(OPT) $(CPUFLAGS) -ffunction-sections -fdata-sections -Iboard
 LDFLAGS  := @@ldflags@@ -Wl,--gc-sections
 LDLIBS   := @@libs@@
 
@@ -236,7 +236,7 @@ if(FXDP_BUILD_EXAMPLE)
 @@cmake_board_srcs@@)
   target_include_directories(fxdp_board PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/board)
   set_target_properties(fxdp_board PROPERTIES C_STANDARD 99 C_EXTENSIONS ON)
-  target_compile_options(fxdp_board PRIVATE -Os -ffunction-sections -fdata-sections@@cmake_cpuflags@@)
+  target_compile_options(fxdp_board PRIVATE @@board_cflags@@ -Os -ffunction-sections -fdata-sections@@cmake_cpuflags@@)
 
   add_executable(fxdp_example main.c $<TARGET_OBJECTS:fxdp_board>)
   target_include_directories(fxdp_example PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/board)
