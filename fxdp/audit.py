@@ -12,6 +12,7 @@ closed form from its integer parameters.  ``epsilon_realized`` is rounded up.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
@@ -137,3 +138,16 @@ def _audit_geometric(m, name):
     witness = {"x": lo, "x_prime": lo + 1, "output": lo,
                "p": "1/(1+rho)", "p_prime": "rho/(1+rho)", "rho": f"exp(-{m.s}/{m.t})"}
     return AuditReport(name, m.epsilon, eps, witness, method="exact (closed form of the exact sampler)")
+
+
+class _CallableModule(type(sys.modules[__name__])):
+    """``fxdp.audit(m)`` is the public API, but importing this submodule makes the package
+    attribute ``fxdp.audit`` the module itself; letting the module be called keeps both
+    ``fxdp.audit(m)`` and ``from fxdp.audit import audit`` working, without importing the
+    audit (and every mechanism) eagerly in ``import fxdp``."""
+
+    def __call__(self, *args, **kwargs):
+        return audit(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

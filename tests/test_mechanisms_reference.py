@@ -245,3 +245,10 @@ def test_out_of_set_inputs_answer_uniformly():
 def test_default_rng_is_system_entropy():
     m = make_randomized_response_bool(0.75)
     assert m(True) in (True, False)
+
+
+def test_fxdp_audit_stays_callable_after_submodule_import():
+    import fxdp
+    import fxdp.audit  # noqa: F401  (makes the package attribute the submodule)
+    assert fxdp.audit(make_randomized_response_bool(0.75)).epsilon_realized == audit(
+        make_randomized_response_bool(0.75)).epsilon_realized
