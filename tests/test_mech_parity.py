@@ -391,3 +391,10 @@ def test_simulate_releases_the_gil():
     th.join()
     assert span["kernel"] > 0.2
     assert worst < 0.4 * span["kernel"], (worst, span["kernel"])
+
+
+def test_fleet_kernels_are_parallel_and_nogil():
+    for name in ("fleet_rr_bool", "fleet_rr", "fleet_rappor", "fleet_geometric"):
+        opts = getattr(km, name).targetoptions
+        assert opts.get("parallel") and opts.get("nogil"), name
+        assert getattr(km, name)._cache is not None and type(getattr(km, name)._cache).__name__ != "NullCache"
