@@ -135,3 +135,25 @@ def geometric_mean(noised, mechanism):
     est = geometric_sum(noised, mechanism)
     n = np.asarray(noised).size
     return Estimate("mean", est.estimate / n, est.stderr / n)
+
+
+EXCEPTION_RAW = -(1 << 63)      # fxdp.finite: the exception value in simulate's int64 outputs
+
+
+def fixed_point_mean(raw_outputs, mechanism):
+    """Mean of the true values from fixed-point Laplace releases (raw outputs of
+    ``m.simulate``; planar: an n x 2 array gives the mean point).
+
+    Exception outputs are dropped; the noise is symmetric, so the mean is unbiased
+    when truncation is rare (it biases toward the centre of [m, M] otherwise).
+    The standard error is the sample standard deviation over sqrt(n).
+    """
+    raw = np.asarray(raw_outputs, dtype=np.int64)
+    keep = raw != EXCEPTION_RAW
+    if raw.ndim == 2:
+        keep = keep.all(axis=1)
+    vals = raw[keep].astype(np.float64) / (1 << mechanism.F)
+    if vals.shape[0] < 2:
+        raise ValueError("fewer than 2 releases inside [m, M]: nothing to estimate")
+    n = vals.shape[0]
+    return Estimate("mean", vals.mean(axis=0), vals.std(axis=0, ddof=1) / math.sqrt(n))

@@ -50,6 +50,13 @@ def synthetic_population(m, devices, seed):
                           tail[rng.integers(0, 1000, size=devices)])
         truth = {c: float(np.mean(idx == i)) for i, c in enumerate(RAPPOR_FULL_CANDIDATES)}
         return blocks, truth
+    if getattr(m, "finite_precision", False):
+        # raw fixed-point inputs in the middle half of the safe range [m, M]
+        span = (m.hi - m.lo) // 4
+        planar = hasattr(m, "ka") or "planar" in m.kind
+        shape = (devices, 2) if planar else devices
+        values = rng.integers(m.lo + span, m.hi - span + 1, size=shape).astype(np.int64)
+        return values, values.mean(axis=0) / (1 << m.F)
     if isinstance(m, Geometric):
         lo, hi = m.bounds
         lo_v, hi_v = max(lo, -1000), min(hi, 1000)
@@ -70,6 +77,8 @@ def estimate_rows(m, reports, truth):
         return est.rappor_counts(reports, m).as_rows(truth)
     if isinstance(m, Geometric):
         return est.geometric_sum(reports, m).as_rows(truth)
+    if getattr(m, "finite_precision", False):
+        return est.fixed_point_mean(reports, m).as_rows(truth)
     if isinstance(m, RapporFull):
         from .estimate_rappor import decode
         return decode(reports, m, RAPPOR_FULL_CANDIDATES).rows(truth)
