@@ -163,9 +163,14 @@ def test_parity_random_parameters():
                                   "bernoulli_exp", "discrete_laplace", "discrete_laplace_censored",
                                   "table_sample_ct"])
 def test_parity_at_scale(name):
-    """10^6 draws per sampler, C against the reference, zero mismatches."""
+    """10^5 draws per sampler, C against the reference directly, zero mismatches.
+
+    (The 10^6-draw parity per sampler runs C against the Numba kernels in
+    tests/test_numba_parity.py, with the reference checked there on 2*10^4 draws
+    plus checkpoints; running the pure-Python reference for 10^6 draws of every
+    sampler took minutes and added no coverage.)"""
     cases = [c for c in CASES if c[0] == name]
-    per = -(-10**6 // len(cases))
+    per = -(-10**5 // len(cases))
     total = 0
     for i, (_, params, _) in enumerate(cases):
         r = native.new_rng_seeded(SEED, 1000 + i)
@@ -176,7 +181,7 @@ def test_parity_at_scale(name):
         assert np.array_equal(got, want), params
         assert c_state(r) == py_state(src)
         total += per
-    assert total >= 10**6
+    assert total >= 10**5
 
 
 # ---- bad inputs: every parameter of every C function --------------------------------
