@@ -292,12 +292,14 @@ def test_cmake_builds(tmp_path, target):
     assert (tmp_path / "b" / exe).is_file()
 
 
+@pytest.mark.parametrize("case", ["fake", "rappor_ct", "geometric_ct", "rr_kary_lazy"])
 @pytest.mark.parametrize("target", sorted(ARDUINO))
-def test_arduino_sketch_compiles_as_cpp(tmp_path, target):
+def test_arduino_sketch_compiles_as_cpp(tmp_path, target, case):
     """The sketch and fxdp_config.h compile as C++ (Arduino sketches are C++), against a stub core."""
-    E.generate(FakeRR(), target, tmp_path)
+    m = FakeRR() if case == "fake" else make(case)
+    E.generate(m, target, tmp_path)
     t = T.get_target(target)
-    ino = tmp_path / "examples" / "fxdp_fake_rr" / "fxdp_fake_rr.ino"
+    ino = tmp_path / "examples" / f"fxdp_{m.kind}" / f"fxdp_{m.kind}.ino"
     cpp = tmp_path / "sketch.cpp"
     cpp.write_text('#include "Arduino.h"\n' + ino.read_text())
     gxx = t.prefix + "g++"
