@@ -151,7 +151,10 @@ def decode(reports, m, candidates, background=True, alpha=0.05, counts=None):
     reports: (n, k+2) report rows (m.simulate) or (cohorts, bits).  candidates:
     distinct str/bytes values.  Returns a Decoded.
     """
-    from scipy.optimize import nnls
+    try:
+        from scipy.optimize import nnls
+    except ImportError:
+        raise ImportError("candidate decoding needs scipy: pip install 'fxdp[server]'") from None
 
     _check_mechanism(m)
     cands = list(candidates)
