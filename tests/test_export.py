@@ -4,7 +4,7 @@ exports under every emulator).
 
 The generator is exercised with a stand-in mechanism (tests/export_fake/) so
 that these tests do not depend on any one real mechanism, and with every real
-mechanism of tests/export_fake/cases.py.  About 30 s.
+mechanism of tests/export_fake/cases.py.  About 45 s.
 """
 from __future__ import annotations
 

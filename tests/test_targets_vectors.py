@@ -5,7 +5,7 @@ reproduce every output and the stream position (bits used) after every draw.
 One generated C program holds every case (straight-line code per case, no
 tables of function pointers); it prints one line per draw:
 ``<case>.<draw> <output as 64-bit hex> <bits used, hex>``.  ~2,600 draws per
-target; the whole file takes ~15 s (builds and AVR dominate).
+target; the whole file takes 5-15 s.
 """
 from __future__ import annotations
 
