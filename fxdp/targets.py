@@ -55,12 +55,17 @@ class TargetTimeout(TargetError):
 
 def targets_dir() -> Path:
     """Directory holding the target descriptions: ``$FXDP_TARGETS_DIR``, else
-    the source checkout's targets/ next to fxdp/, else a targets/ in the
-    current directory or a parent (fxdp installed non-editable, run from the
-    repository, as in CI)."""
+    the source checkout's targets/ next to fxdp/, else the copy shipped in an
+    installed package (fxdp/target_files/, see setup.py), else a targets/ in
+    the current directory or a parent."""
     env = os.environ.get("FXDP_TARGETS_DIR")
     if env:
         return Path(env)
+    shipped = Path(__file__).resolve().parent / "target_files"
+    if (Path(__file__).resolve().parent.parent / "targets" / "host.toml").is_file():
+        return Path(__file__).resolve().parent.parent / "targets"
+    if (shipped / "host.toml").is_file():
+        return shipped
     cwd = Path.cwd().resolve()
     for base in (Path(__file__).resolve().parent.parent, cwd, *cwd.parents):
         if (base / "targets" / "host.toml").is_file():
