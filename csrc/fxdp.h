@@ -371,4 +371,23 @@ fxdp_status fxdp_laplace_grid(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, i
 fxdp_status fxdp_planar_laplace_grid(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, int64_t hi,
                                      int64_t step, int64_t x, int64_t y, int64_t *out_x, int64_t *out_y);
 
+/* Exporter entry points (fxdp/export): the exception value is written as INT64_MIN; outputs
+ * are written only on FXDP_OK.  Config of the exact-grid forms: */
+typedef struct fxdp_laplace_grid_cfg {
+    uint32_t s, t;           /* noise discrete_laplace(s, t) in grid steps (s, t >= 1)          */
+    int64_t lo, hi, step;    /* box as fxdp_laplace_fixed_params                               */
+} fxdp_laplace_grid_cfg;
+/* 1-D fixed-point Laplace: out[0] = fxdp_laplace_fixed(x[0]), or INT64_MIN for the exception. */
+fxdp_status fxdp_laplace_fixed_release(fxdp_rng *r, const fxdp_laplace_fixed_params *cfg, const int64_t *x,
+                                       int64_t *out);
+/* Planar fixed-point Laplace of (x[0], x[1]): out[0..1], both INT64_MIN for the exception. */
+fxdp_status fxdp_planar_laplace_fixed_release(fxdp_rng *r, const fxdp_planar_laplace_fixed_params *cfg,
+                                              const int64_t *x, int64_t *out);
+/* Exact grid: out[0] = fxdp_laplace_grid(cfg, x[0]). */
+fxdp_status fxdp_laplace_grid_release(fxdp_rng *r, const fxdp_laplace_grid_cfg *cfg, const int64_t *x,
+                                      int64_t *out);
+/* Exact planar grid: out[0..1] = fxdp_planar_laplace_grid(cfg, x[0], x[1]). */
+fxdp_status fxdp_planar_laplace_grid_release(fxdp_rng *r, const fxdp_laplace_grid_cfg *cfg, const int64_t *x,
+                                             int64_t *out);
+
 #endif /* FXDP_H */

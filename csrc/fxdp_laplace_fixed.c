@@ -288,3 +288,64 @@ fxdp_status fxdp_planar_laplace_grid(fxdp_rng *r, uint32_t s, uint32_t t, int64_
     *out_y = b;
     return FXDP_OK;
 }
+
+/* ---- exporter entry points: fxdp_status fn(fxdp_rng *, const CFG *, const int64_t *x, int64_t *out),
+ * the exception value written as INT64_MIN (EXCEPTION_RAW of fxdp/finite/laplace.py). */
+
+#define FXDP_LF_EXCEPTION_RAW (-INT64_C(9223372036854775807) - 1)
+
+fxdp_status fxdp_laplace_fixed_release(fxdp_rng *r, const fxdp_laplace_fixed_params *cfg, const int64_t *x,
+                                       int64_t *out)
+{
+    int64_t v;
+    uint8_t exc;
+    fxdp_status st;
+
+    if (x == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_laplace_fixed(r, cfg, x[0], &v, &exc);
+    if (st != FXDP_OK) {
+        return st;
+    }
+    out[0] = exc != 0u ? FXDP_LF_EXCEPTION_RAW : v;
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_planar_laplace_fixed_release(fxdp_rng *r, const fxdp_planar_laplace_fixed_params *cfg,
+                                              const int64_t *x, int64_t *out)
+{
+    int64_t a, b;
+    uint8_t exc;
+    fxdp_status st;
+
+    if (x == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_planar_laplace_fixed(r, cfg, x[0], x[1], &a, &b, &exc);
+    if (st != FXDP_OK) {
+        return st;
+    }
+    out[0] = exc != 0u ? FXDP_LF_EXCEPTION_RAW : a;
+    out[1] = exc != 0u ? FXDP_LF_EXCEPTION_RAW : b;
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_laplace_grid_release(fxdp_rng *r, const fxdp_laplace_grid_cfg *cfg, const int64_t *x,
+                                      int64_t *out)
+{
+    if (cfg == NULL || x == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    return fxdp_laplace_grid(r, cfg->s, cfg->t, cfg->lo, cfg->hi, cfg->step, x[0], out);
+}
+
+fxdp_status fxdp_planar_laplace_grid_release(fxdp_rng *r, const fxdp_laplace_grid_cfg *cfg, const int64_t *x,
+                                             int64_t *out)
+{
+    if (cfg == NULL || x == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    return fxdp_planar_laplace_grid(r, cfg->s, cfg->t, cfg->lo, cfg->hi, cfg->step, x[0], x[1], &out[0],
+                                    &out[1]);
+}

@@ -55,7 +55,8 @@ def exportable_kinds() -> list[str]:
     out = []
     for kind, make in constructors().items():
         cls = _constructed_class(make)
-        if cls is None or hasattr(cls, "device_spec"):
+        # a class may offer device_spec() for some of the kinds it builds only
+        if cls is None or (hasattr(cls, "device_spec") and kind not in getattr(cls, "no_device_form", ())):
             out.append(kind)
     return out
 

@@ -188,6 +188,14 @@ def input_model(m, spec: DeviceSpec | None = None) -> InputModel:
         span = min(b - a + 1, MASK32)
         return InputModel("int", ctype, count, lo=a, span=span, extremes=(lo, hi, I64_MIN, I64_MAX),
                           sim_flat=not m.vector)
+    if kind in ("laplace_fixed", "planar_laplace_fixed", "laplace_grid", "planar_laplace_grid"):
+        # raw fixed-point inputs: the box [lo, hi] widened by a quarter on each side (clamped by
+        # the mechanism), and the box edges and the int64 extremes now and then
+        lo, hi = m.lo, m.hi
+        margin = max(3, (hi - lo) // 4)
+        a, b = max(I64_MIN, lo - margin), min(I64_MAX, hi + margin)
+        return InputModel("int", ctype, count, lo=a, span=min(b - a + 1, MASK32),
+                          extremes=(lo, hi, I64_MIN, I64_MAX, 0), sim_flat=count == 1)
     # generic: a spec may state its input domain
     if "min" in hint and "max" in hint:
         lo, hi = int(hint["min"]), int(hint["max"])

@@ -212,6 +212,7 @@ class _FixedBase(Mechanism):
 class LaplaceFixed(_FixedBase):
     """r(f(D) + n'(u)) with snapping to the L grid and truncation to [m, M] (see the module docstring)."""
     kind = "laplace_fixed"
+    no_device_form = ("naive_laplace_fixed",)     # unsafe demonstration: device_spec() refuses it
     input_metric = "AbsoluteDistance (d_in in units of `sensitivity`)"
     output_measure = "MaxDivergence"
 
@@ -394,6 +395,12 @@ class LaplaceFixed(_FixedBase):
         """Scalars of the Numba / C parameter block (int64)."""
         return (self.k, self.method, self.B, self.shift, self.n_shift, self.lo, self.hi, self.step,
                 self.cap, self.trunc_code)
+
+    def device_spec(self):
+        """The C device form for the firmware exporter (fxdp/finite/_device.py); the naive
+        mechanism has none (ValueError)."""
+        from ._device import laplace_fixed_spec
+        return laplace_fixed_spec(self)
 
 
 def make_laplace_fixed(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", uniform_bits=32,
@@ -592,6 +599,11 @@ class PlanarLaplaceFixed(_FixedBase):
     def kernel_params(self):
         return (self.ka, self.kr, self.B, self.shift, self.lo, self.hi, self.step, self.cap)
 
+    def device_spec(self):
+        """The C device form for the firmware exporter (fxdp/finite/_device.py)."""
+        from ._device import planar_laplace_fixed_spec
+        return planar_laplace_fixed_spec(self)
+
 
 def make_planar_laplace_fixed(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", radius_bits=16,
                               angle_bits=16, truncation="exception"):
@@ -666,6 +678,11 @@ class LaplaceGrid(_FixedBase):
         from . import _kernels_finite as kf
         return kf.simulate_laplace_grid(self, values, seed, device_ids, stream)
 
+    def device_spec(self):
+        """The C device form for the firmware exporter (fxdp/finite/_device.py)."""
+        from ._device import laplace_grid_spec
+        return laplace_grid_spec(self)
+
 
 def make_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
     """Zero-degradation alternative: exact discrete Laplace in units of L (default: the resolution)."""
@@ -712,6 +729,11 @@ class PlanarLaplaceGrid(LaplaceGrid):
     def simulate(self, values, seed, device_ids=None, stream=0):
         from . import _kernels_finite as kf
         return kf.simulate_planar_grid(self, values, seed, device_ids, stream)
+
+    def device_spec(self):
+        """The C device form for the firmware exporter (fxdp/finite/_device.py)."""
+        from ._device import laplace_grid_spec
+        return laplace_grid_spec(self, planar=True)
 
 
 def make_planar_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
