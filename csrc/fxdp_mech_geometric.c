@@ -99,19 +99,14 @@ static fxdp_status geo_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, c
     return fxdp_i_ready(r);
 }
 
-static fxdp_status geo_run(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out, int ct)
+/* Publish y[0..n) to out only if every draw succeeded (st == FXDP_OK), then wipe y.
+ * Each entry point runs its own loop, so the constant-time form references only
+ * the table sampler and the lazy form only the CKS sampler (no dead code linked). */
+static fxdp_status geo_finish(const fxdp_geometric_cfg *cfg, int64_t *y, int64_t *out, fxdp_status st)
 {
-    int64_t y[FXDP_GEOMETRIC_MAX_N];
     volatile int64_t *vy = y;
     uint32_t i;
-    fxdp_status st = FXDP_OK;
 
-    for (i = 0; i < cfg->n; i++) {
-        st = ct ? geo_ct_one(r, cfg, x[i], &y[i]) : geo_lazy_one(r, cfg, x[i], &y[i]);
-        if (st != FXDP_OK) {
-            break;
-        }
-    }
     if (st == FXDP_OK) {
         for (i = 0; i < cfg->n; i++) {
             out[i] = vy[i];
@@ -125,20 +120,36 @@ static fxdp_status geo_run(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int
 
 fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
 {
+    int64_t y[FXDP_GEOMETRIC_MAX_N];
+    uint32_t i;
     fxdp_status st = geo_check(r, cfg, x, out, 0);
 
     if (st != FXDP_OK) {
         return st;
     }
-    return geo_run(r, cfg, x, out, 0);
+    for (i = 0; i < cfg->n; i++) {
+        st = geo_lazy_one(r, cfg, x[i], &y[i]);
+        if (st != FXDP_OK) {
+            break;
+        }
+    }
+    return geo_finish(cfg, y, out, st);
 }
 
 fxdp_status fxdp_geometric_ct(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
 {
+    int64_t y[FXDP_GEOMETRIC_MAX_N];
+    uint32_t i;
     fxdp_status st = geo_check(r, cfg, x, out, 1);
 
     if (st != FXDP_OK) {
         return st;
     }
-    return geo_run(r, cfg, x, out, 1);
+    for (i = 0; i < cfg->n; i++) {
+        st = geo_ct_one(r, cfg, x[i], &y[i]);
+        if (st != FXDP_OK) {
+            break;
+        }
+    }
+    return geo_finish(cfg, y, out, st);
 }
