@@ -1,51 +1,56 @@
 /*
  * fxdp_chacha20.c -- RFC 8439 section 2.3 ChaCha20 block function.
  *
- * Pure 32-bit add/rotate/xor: no table lookups and no data-dependent branches,
- * so it runs in constant time.
+ * Pure 32-bit add/rotate/xor: no data-dependent branches and no secret-indexed
+ * memory accesses (the quarter-round index table is read at public positions
+ * only), so it runs in constant time.
+ *
+ * Small stack: the rounds run in place in out[]; the only local array is a
+ * 12-word copy of the key, counter and nonce (state words 4..15) for the final
+ * addition.  Every input is copied before out is written, so out may alias
+ * key or nonce.  The 80 quarter rounds walk a table of the 8 index quadruples
+ * of a double round (a | b << 4 | c << 8 | d << 12) instead of being unrolled,
+ * which keeps register pressure (spills) and code size low on small cores.
  */
 #include "fxdp.h"
 
 #define FXDP_ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 
-#define FXDP_QR(a, b, c, d) do { \
-        x[a] += x[b]; x[d] ^= x[a]; x[d] = FXDP_ROTL(x[d], 16); \
-        x[c] += x[d]; x[b] ^= x[c]; x[b] = FXDP_ROTL(x[b], 12); \
-        x[a] += x[b]; x[d] ^= x[a]; x[d] = FXDP_ROTL(x[d], 8);  \
-        x[c] += x[d]; x[b] ^= x[c]; x[b] = FXDP_ROTL(x[b], 7);  \
-    } while (0)
+static const uint16_t fxdp_qr_idx[8] = {
+    0xC840u, 0xD951u, 0xEA62u, 0xFB73u,     /* columns   (0,4,8,12) (1,5,9,13) (2,6,10,14) (3,7,11,15) */
+    0xFA50u, 0xCB61u, 0xD872u, 0xE943u      /* diagonals (0,5,10,15) (1,6,11,12) (2,7,8,13) (3,4,9,14) */
+};
+
+static const uint32_t fxdp_sigma[4] = {
+    UINT32_C(0x61707865), UINT32_C(0x3320646E), UINT32_C(0x79622D32), UINT32_C(0x6B206574)
+};
 
 void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16])
 {
-    uint32_t s[16], x[16];
+    uint32_t s[12];     /* state words 4..15: key, counter, nonce */
     unsigned i;
 
     /* copy every input first: out may alias key or nonce */
-    s[0] = UINT32_C(0x61707865);
-    s[1] = UINT32_C(0x3320646E);
-    s[2] = UINT32_C(0x79622D32);
-    s[3] = UINT32_C(0x6B206574);
     for (i = 0; i < 8u; i++) {
-        s[4u + i] = key[i];
+        s[i] = key[i];
     }
-    s[12] = counter;
-    s[13] = nonce[0];
-    s[14] = nonce[1];
-    s[15] = nonce[2];
+    s[8] = counter;
+    s[9] = nonce[0];
+    s[10] = nonce[1];
+    s[11] = nonce[2];
     for (i = 0; i < 16u; i++) {
-        x[i] = s[i];
+        out[i] = i < 4u ? fxdp_sigma[i] : s[i - 4u];
     }
-    for (i = 0; i < 10u; i++) {
-        FXDP_QR(0, 4, 8, 12);
-        FXDP_QR(1, 5, 9, 13);
-        FXDP_QR(2, 6, 10, 14);
-        FXDP_QR(3, 7, 11, 15);
-        FXDP_QR(0, 5, 10, 15);
-        FXDP_QR(1, 6, 11, 12);
-        FXDP_QR(2, 7, 8, 13);
-        FXDP_QR(3, 4, 9, 14);
+    for (i = 0; i < 80u; i++) {             /* 10 double rounds of 8 quarter rounds */
+        unsigned q = fxdp_qr_idx[i & 7u];
+        uint32_t *a = &out[q & 15u], *b = &out[(q >> 4) & 15u], *c = &out[(q >> 8) & 15u], *d = &out[q >> 12];
+
+        *a += *b; *d ^= *a; *d = FXDP_ROTL(*d, 16);
+        *c += *d; *b ^= *c; *b = FXDP_ROTL(*b, 12);
+        *a += *b; *d ^= *a; *d = FXDP_ROTL(*d, 8);
+        *c += *d; *b ^= *c; *b = FXDP_ROTL(*b, 7);
     }
     for (i = 0; i < 16u; i++) {
-        out[i] = x[i] + s[i];
+        out[i] += i < 4u ? fxdp_sigma[i] : s[i - 4u];
     }
 }
