@@ -20,7 +20,35 @@
 #define FXDP_FM_LN_T 7u
 #define FXDP_FM_ITERS 40
 
-static const uint32_t fxdp_fm_ln_table[128] = {
+/* The tables (1,344 bytes) stay in flash on AVR, whose const data would otherwise be copied to
+ * the 2 KB SRAM of an ATmega328P; read byte by byte with LPM (tables below 64 KB of flash). */
+#if defined(__AVR__) && defined(__GNUC__)
+#define FXDP_FM_ROM __attribute__((__progmem__))
+static uint8_t fxdp_fm_rom8(const uint8_t *p)
+{
+    uint8_t v;
+    __asm__ ("lpm %0, Z" : "=r" (v) : "z" (p));
+    return v;
+}
+static uint64_t fxdp_fm_rom(const void *p, unsigned n)      /* n little-endian bytes */
+{
+    const uint8_t *b = (const uint8_t *)p;
+    uint64_t v = 0;
+    while (n > 0u) {
+        n--;
+        v = (v << 8) | fxdp_fm_rom8(b + n);
+    }
+    return v;
+}
+#define FXDP_FM_U32(t, i) ((uint32_t)fxdp_fm_rom(&(t)[i], 4u))
+#define FXDP_FM_I64(t, i) ((int64_t)fxdp_fm_rom(&(t)[i], 8u))     /* table entries are >= 0 */
+#else
+#define FXDP_FM_ROM
+#define FXDP_FM_U32(t, i) ((t)[i])
+#define FXDP_FM_I64(t, i) ((t)[i])
+#endif
+
+FXDP_FM_ROM static const uint32_t fxdp_fm_ln_table[128] = {
               0u,    33424039u,    66589974u,    99501762u,   132163268u,   164578269u,
       196750459u,   228683449u,   260380768u,   291845871u,   323082134u,   354092863u,
       384881291u,   415450582u,   445803834u,   475944079u,   505874286u,   535597362u,
@@ -46,7 +74,7 @@ static const uint32_t fxdp_fm_ln_table[128] = {
 };
 
 /* floor(2^62 / (2^31 + j 2^24)) */
-static const uint32_t fxdp_fm_ln_inv[128] = {
+FXDP_FM_ROM static const uint32_t fxdp_fm_ln_inv[128] = {
      2147483648u,  2130836487u,  2114445438u,  2098304633u,  2082408385u,  2066751180u,
      2051327663u,  2036132644u,  2021161080u,  2006408079u,  1991868890u,  1977538898u,
      1963413621u,  1949488701u,  1935759908u,  1922223125u,  1908874353u,  1895709703u,
@@ -72,7 +100,7 @@ static const uint32_t fxdp_fm_ln_inv[128] = {
 };
 
 /* round(atan(2^-i) / (2 pi) * 2^62) */
-static const int64_t fxdp_fm_atan_q62[FXDP_FM_ITERS] = {
+FXDP_FM_ROM static const int64_t fxdp_fm_atan_q62[FXDP_FM_ITERS] = {
      INT64_C(576460752303423488),  INT64_C(340304653033718298),  INT64_C(179807632645220259),
       INT64_C(91273161881380487),   INT64_C(45813697873323707),   INT64_C(22929182573009054),
       INT64_C(11467389120678282),    INT64_C(5734044481687724),    INT64_C(2867065987018958),
@@ -112,13 +140,13 @@ uint32_t fxdp_ln_mantissa_q32(uint32_t m)
     }
     j = (m >> (31u - FXDP_FM_LN_T)) & 127u;
     r = m - (UINT32_C(0x80000000) + (j << (31u - FXDP_FM_LN_T)));
-    z = ((uint64_t)r * fxdp_fm_ln_inv[j]) >> 30;
+    z = ((uint64_t)r * FXDP_FM_U32(fxdp_fm_ln_inv, j)) >> 30;
     a = (z * UINT64_C(0x55555555)) >> 32;
     b = (z * z) >> 34;
     kk = UINT64_C(0x80000000) - a + b;
     z2 = (z * z) >> 18;
     t = (z2 * kk) >> 46;
-    return (uint32_t)((uint64_t)fxdp_fm_ln_table[j] + z - t);
+    return (uint32_t)((uint64_t)FXDP_FM_U32(fxdp_fm_ln_table, j) + z - t);
 }
 
 /* unchecked core of fxdp_neglog_q26: 1 <= w < 2^k, 1 <= k <= 32 */
@@ -156,11 +184,11 @@ void fxdp_cordic_q30(uint32_t angle, int32_t *cos_out, int32_t *sin_out)
         if (z >= 0) {
             nx = x - fxdp_fm_asr64(y, (unsigned)i);
             y = y + fxdp_fm_asr64(x, (unsigned)i);
-            z -= fxdp_fm_atan_q62[i];
+            z -= FXDP_FM_I64(fxdp_fm_atan_q62, i);
         } else {
             nx = x + fxdp_fm_asr64(y, (unsigned)i);
             y = y - fxdp_fm_asr64(x, (unsigned)i);
-            z += fxdp_fm_atan_q62[i];
+            z += FXDP_FM_I64(fxdp_fm_atan_q62, i);
         }
         x = nx;
     }

@@ -32,3 +32,16 @@ CASES["rappor_full_ct"] = lambda: M.make_rappor_full(4, 1, 2, 0.5, 0.25, 0.75, c
 # Parameter variants that add no new code path, left out on the slowest emulator (AVR, where
 # 10^4 releases cost ~25 s each because every release generates a ChaCha20 block).
 VARIANTS = {"geometric_bounded"}
+
+# Finite-precision Laplace (fxdp/finite/laplace.py): raw int64 in and out, INT64_MIN = exception.
+CASES["laplace_fixed"] = lambda: M.make_laplace_fixed(1, (-8, 8), L=Fraction(1, 16), qformat="Q15.16")
+CASES["laplace_fixed_clamp"] = lambda: M.make_laplace_fixed(Fraction(1, 2), (-8, 8), sensitivity=2,
+                                                            L=Fraction(1, 2), qformat="Q9.6",
+                                                            uniform_bits=20, truncation="clamp")
+CASES["planar_laplace_fixed"] = lambda: M.make_planar_laplace_fixed(Fraction(1, 2), (-4, 4), L=Fraction(1, 4),
+                                                                    qformat="Q15.16")
+CASES["laplace_grid"] = lambda: M.make_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2),
+                                                    qformat="Q9.6")
+CASES["planar_laplace_grid"] = lambda: M.make_planar_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2,
+                                                                  L=Fraction(1, 2), qformat="Q9.6")
+VARIANTS |= {"laplace_fixed_clamp"}
