@@ -38,8 +38,9 @@ CASES["laplace_fixed"] = lambda: M.make_laplace_fixed(1, (-8, 8), L=Fraction(1, 
 CASES["laplace_fixed_clamp"] = lambda: M.make_laplace_fixed(Fraction(1, 2), (-8, 8), sensitivity=2,
                                                             L=Fraction(1, 2), qformat="Q9.6",
                                                             uniform_bits=20, truncation="clamp")
-CASES["planar_laplace_fixed"] = lambda: M.make_planar_laplace_fixed(Fraction(1, 2), (-4, 4), L=Fraction(1, 4),
-                                                                    qformat="Q15.16")
+# (a small box: the planar audit of the export header tabulates (M - m + L)^2 raw points)
+CASES["planar_laplace_fixed"] = lambda: M.make_planar_laplace_fixed(Fraction(1, 4), (-2, 2), L=1, qformat="Q11.4",
+                                                                    radius_bits=8, angle_bits=8)
 CASES["laplace_grid"] = lambda: M.make_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2),
                                                     qformat="Q9.6")
 CASES["planar_laplace_grid"] = lambda: M.make_planar_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2,
