@@ -9,7 +9,7 @@
  * 12-word copy of the key, counter and nonce (state words 4..15) for the final
  * addition.  Every input is copied before out is written, so out may alias
  * key or nonce.  The 80 quarter rounds walk a table of the 8 index quadruples
- * of a double round (a | b << 4 | c << 8 | d << 12) instead of being unrolled,
+ * of a column-plus-diagonal round pair (a | b << 4 | c << 8 | d << 12) instead of being unrolled,
  * which keeps register pressure (spills) and code size low on small cores.
  */
 #include "fxdp.h"
@@ -41,7 +41,7 @@ void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t
     for (i = 0; i < 16u; i++) {
         out[i] = i < 4u ? fxdp_sigma[i] : s[i - 4u];
     }
-    for (i = 0; i < 80u; i++) {             /* 10 double rounds of 8 quarter rounds */
+    for (i = 0; i < 80u; i++) {             /* 10 column+diagonal round pairs, 8 quarter rounds each */
         unsigned q = fxdp_qr_idx[i & 7u];
         uint32_t *a = &out[q & 15u], *b = &out[(q >> 4) & 15u], *c = &out[(q >> 8) & 15u], *d = &out[q >> 12];
 
