@@ -11,8 +11,6 @@ way and must NOT be constant, which shows the check can fail.  Built at -O2
 and -Os.
 """
 import random
-import re
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -70,15 +68,7 @@ def measurements(tmp_path_factory):
     def one(opt):
         exe = cs.compile_c(d / f"ct_harness{opt}", [cs.HERE / "ct_harness.c", *cs.LIB_SOURCES],
                            ["-std=c99", opt, "-g", "-Wall", "-Wextra"])
-        out = d / f"cg{opt}.out"
-        res = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
-                              f"--callgrind-out-file={out}", str(exe)],
-                             input=stdin, capture_output=True, text=True, timeout=600)
-        assert res.returncode == 0, res.stderr[-3000:]
-        counts = []
-        for i in range(1, 2 * len(lines) + 1):
-            m = re.search(r"^summary:\s*(\d+)", (d / f"cg{opt}.out.{i}").read_text(), re.M)
-            counts.append(int(m.group(1)))
+        counts = cs.callgrind_region_counts(exe, stdin, 2 * len(lines), d / f"cg{opt}.out", timeout=600)
         return opt, counts
 
     with ThreadPoolExecutor(len(OPT_LEVELS)) as pool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -122,3 +123,18 @@ def write_kat_header(directory):
     path = Path(directory) / "kat.h"
     path.write_text(kat_header_text())
     return path
+
+
+def callgrind_region_counts(exe, stdin, regions, out_file, timeout=900):
+    """Run exe under callgrind with collection off at start (the harness toggles it around
+    each measured call and dumps once per region) and return the instruction count (Ir)
+    of each of the `regions` dumps, in order."""
+    res = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                          f"--callgrind-out-file={out_file}", str(exe)],
+                         input=stdin, capture_output=True, text=True, timeout=timeout)
+    assert res.returncode == 0, res.stderr[-3000:]
+    counts = []
+    for i in range(1, regions + 1):
+        m = re.search(r"^summary:\s*(\d+)", Path(f"{out_file}.{i}").read_text(), re.M)
+        counts.append(int(m.group(1)))
+    return counts
