@@ -58,7 +58,7 @@ def _numba_draw(state, case):
     return fn(state, *args)
 
 
-@pytest.mark.parametrize("case", cases())
+@pytest.mark.parametrize("case", list(cases()))
 def test_numba_matches_vectors(case):
     state = K.seed_state(K.new_state(), int(case["seed"], 16), case["device_id"], case["stream"])
     for want, used in zip(case["outputs"], case["bits_used"]):
@@ -86,7 +86,7 @@ def _c_draw(lib, ffi, rng, case):
     return st, int(out[0])
 
 
-@pytest.mark.parametrize("case", cases())
+@pytest.mark.parametrize("case", list(cases()))
 def test_host_c_matches_vectors(case):
     mod = native.load()
     rng = native.new_rng_seeded(int(case["seed"], 16), case["device_id"], case["stream"])
