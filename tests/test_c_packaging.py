@@ -74,7 +74,10 @@ def test_wheel_ships_module_and_sources(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     vpy = venv / "bin" / "python"
-    res = subprocess.run([str(vpy), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+    # --ignore-installed: CI installs fxdp into the system site-packages, which this venv sees;
+    # without it pip reports "already satisfied" and the test would import the system copy.
+    res = subprocess.run([str(vpy), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                          "--ignore-installed", str(wheel)],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     cache = tmp_path / "cache"
