@@ -1,6 +1,6 @@
 """The `fxdp` command line (layer 6).
 
-    fxdp demo [--json] [--out DIR]
+    fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
     fxdp export CONFIG --target NAME --out DIR [--force]
     fxdp simulate CONFIG [--devices N] [--seed S] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
@@ -15,7 +15,6 @@ import argparse
 import json
 import math
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -113,64 +112,14 @@ def cmd_export(args):
     return 0
 
 
-DEMO_CONFIG = """\
-# fxdp demo: binary randomized response, constant time, on a Cortex-M0+ class device
-[mechanism]
-kind = "randomized_response_bool"
-prob = 0.75
-constant_time = true
-
-[target]
-name = "cortex-m0plus"
-
-[simulation]
-devices = 200000
-seed = 2026
-"""
-
-
 def cmd_demo(args):
-    from .audit import audit
-    from .config import config_from_dict
-    from .export import generate, verify_on_host
-    from .fleet import estimate_rows, simulate_fleet
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover
-        import tomli as tomllib
-    cfg = config_from_dict(tomllib.loads(DEMO_CONFIG))
-    m = cfg.mechanism
-    out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="fxdp-demo-"))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "demo.toml").write_text(DEMO_CONFIG)
-    fw_dir = out_dir / "firmware"
-    files = generate(m, cfg.target, fw_dir, force=True)
-    seed = int(cfg.simulation["seed"])
-    parity = verify_on_host(m, fw_dir, seed=seed, devices=args.parity_devices)
-    _, reports, truth, seconds = simulate_fleet(m, int(cfg.simulation["devices"]), seed, progress=not args.json and None)
-    rows = estimate_rows(m, reports, truth)
-    rep = audit(m)
-    result = {
-        "mechanism": repr(m),
-        "parity": {"releases": parity["releases"], "mismatches": parity["mismatches"]},
-        "estimates": rows,
-        "audit": [{"mechanism": rep.mechanism, "epsilon_claimed": rep.epsilon_claimed,
-                   "epsilon_realized": rep.epsilon_realized}],
-        "files": [str(out_dir / "demo.toml")] + [str(f) for f in files],
-        "simulation": {"devices": int(cfg.simulation["devices"]), "seed": seed, "seconds": seconds},
-    }
+    from .demo import format_report, run_demo
+    report = run_demo(out=args.out, devices=args.devices, seed=args.seed, releases=args.releases,
+                      target=args.target, progress=None if not args.json else False)
     if args.json:
-        _print_json(result)
-        return 0
-    print(f"fxdp demo: {repr(m)}")
-    print(f"  firmware C for {cfg.target}: {fw_dir} ({len(files)} files)")
-    print(f"  host build of that firmware vs the PC simulation: {parity['releases']:,} releases, "
-          f"{parity['mismatches']} mismatches")
-    print(f"  fleet: {int(cfg.simulation['devices']):,} devices simulated in {seconds:.2f} s")
-    for r in rows:
-        print(f"  estimate {r['name']}: {r['estimate']:.4f} ± {r['stderr']:.4f} (true {r['true']:.4f})")
-    print(f"  audit: epsilon claimed {rep.epsilon_claimed:.6f}, exact realized {rep.epsilon_realized:.6f}")
-    print(f"  files: {out_dir}")
+        _print_json(report)
+    else:
+        print(format_report(report))
     return 0
 
 
@@ -178,9 +127,13 @@ def build_parser():
     p = argparse.ArgumentParser(prog="fxdp", description="Exact differential privacy for small devices.")
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="the main job end to end on an embedded default")
-    d.add_argument("--json", action="store_true")
-    d.add_argument("--out", help="directory for the generated files (default: a new temporary directory)")
-    d.add_argument("--parity-devices", type=int, default=10_000, help=argparse.SUPPRESS)
+    d.add_argument("--json", action="store_true", help="print the report as one JSON object (docs/cli.md)")
+    d.add_argument("--out", default="fxdp-demo", help="directory for the generated files (default: ./fxdp-demo)")
+    d.add_argument("--devices", type=int, default=1_000_000, help="fleet size (default 1,000,000)")
+    d.add_argument("--seed", type=int, default=2026, help="key of the simulated streams (default 2026)")
+    d.add_argument("--releases", type=int, default=10_000,
+                   help="releases compared between the host C build and Numba (default 10,000)")
+    d.add_argument("--target", default="cortex-m0plus", help="firmware target (default cortex-m0plus)")
     d.set_defaults(func=cmd_demo)
     e = sub.add_parser("export", help="generate firmware C for a mechanism and target")
     e.add_argument("config")

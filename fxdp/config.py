@@ -61,9 +61,16 @@ def mechanism_from_table(table):
     unknown = sorted(set(kwargs) - set(allowed))
     if unknown:
         raise ValueError(f"config: unknown key(s) {unknown} for kind {kind!r}; valid keys: {', '.join(allowed)}")
+    required = [n for n, p in inspect.signature(make).parameters.items()
+                if p.default is inspect.Parameter.empty and n not in kwargs]
+    if required:
+        raise ValueError(f"config: kind {kind!r} needs key(s) {required} in [mechanism]")
     if "bounds" in kwargs and isinstance(kwargs["bounds"], list):
         kwargs["bounds"] = tuple(kwargs["bounds"])
-    return make(**kwargs)
+    try:
+        return make(**kwargs)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"config: [mechanism] {exc}") from None
 
 
 def mechanism_to_table(m):
@@ -105,12 +112,38 @@ def config_from_dict(data, path=None):
     if unknown:
         raise ValueError(f"config: unknown table(s) {unknown}; valid: mechanism, target, simulation")
     m = mechanism_from_table(data.get("mechanism"))
-    target = data.get("target", {}).get("name")
-    sim = dict(data.get("simulation", {}))
+    target = _target_from_table(data.get("target"))
+    sim = data.get("simulation", {})
+    if not isinstance(sim, dict):
+        raise ValueError("config: [simulation] must be a table with keys devices, seed")
     bad = sorted(set(sim) - {"devices", "seed"})
     if bad:
         raise ValueError(f"config: unknown [simulation] key(s) {bad}; valid: devices, seed")
+    sim = dict(sim)
+    for key, lo, hi in (("devices", 1, 10 ** 9), ("seed", 0, (1 << 256) - 1)):
+        if key in sim:
+            v = sim[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise ValueError(f"config: [simulation] {key} must be an integer in [{lo}, {hi}], got {v!r}")
     return Config(m, target, sim, path)
+
+
+def _target_from_table(table):
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ValueError('config: [target] must be a table, e.g. [target] name = "cortex-m0plus"')
+    bad = sorted(set(table) - {"name"})
+    if bad:
+        raise ValueError(f"config: unknown [target] key(s) {bad}; valid: name")
+    name = table.get("name")
+    if name is None:
+        return None
+    from .targets import get_target, list_targets
+    if not isinstance(name, str):
+        raise ValueError(f"config: [target] name must be a string, one of "
+                         f"{', '.join(t.name for t in list_targets())}; got {name!r}")
+    return get_target(name).name          # ValueError listing the valid targets
 
 
 def dumps(m, target=None, simulation=None):

@@ -137,6 +137,53 @@ def geometric_mean(noised, mechanism):
     return Estimate("mean", est.estimate / n, est.stderr / n)
 
 
+MAX_CHANNEL_INPUTS = 4096
+
+
+def channel_scores(mechanism):
+    """Unbiased per-report scores w(y) for the mean of a bounded constant-time geometric.
+
+    Its outputs saturate at the bounds [lo, hi], so the plain mean of the reports
+    is biased toward the middle.  The channel is known exactly (the integer
+    weight table): P[x, y] = P(y | x) for x, y in [lo, hi].  Solving P w = x
+    gives scores with E[w(Y) | x] = x for every input x, so mean(w(Y_i)) is
+    unbiased for the mean of the true values, whatever their distribution.
+    Returns (outputs, w) as numpy arrays.
+    """
+    tb = getattr(mechanism, "table", None)
+    if tb is None:
+        raise ValueError("channel_scores needs a bounded constant-time geometric (constant_time=True)")
+    lo, hi = mechanism.bounds
+    size = hi - lo + 1
+    if size > MAX_CHANNEL_INPUTS:
+        raise ValueError(f"bounds span {size} values; channel inversion supports at most {MAX_CHANNEL_INPUTS}")
+    P = np.zeros((size, size))
+    for i, x in enumerate(range(lo, hi + 1)):
+        for y, pr in tb.output_pmf(x).items():
+            P[i, y - lo] += float(pr)
+    xs = np.arange(lo, hi + 1, dtype=np.float64)
+    w = np.linalg.solve(P, xs)
+    return np.arange(lo, hi + 1, dtype=np.int64), w
+
+
+def bounded_geometric_mean(noised, mechanism):
+    """Mean of the true values from bounded constant-time geometric releases.
+
+    Unbiased under saturation at the bounds (see channel_scores); the standard
+    error is the sample standard deviation of the scores over sqrt(n).
+    """
+    y = _reports(noised).ravel()
+    outs, w = channel_scores(mechanism)
+    lo, hi = mechanism.bounds
+    if y.min() < lo or y.max() > hi:
+        raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
+    counts = np.bincount(y - lo, minlength=hi - lo + 1).astype(np.float64)
+    n = y.size
+    mean = float(counts @ w) / n
+    var = float(counts @ (w - mean) ** 2) / max(n - 1, 1)
+    return Estimate("mean", mean, math.sqrt(var / n))
+
+
 EXCEPTION_RAW = -(1 << 63)      # fxdp.finite: the exception value in simulate's int64 outputs
 
 

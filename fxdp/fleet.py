@@ -64,6 +64,8 @@ def synthetic_population(m, devices, seed):
         values = rng.integers(mid - span, mid + span + 1, size=devices).astype(np.int64)
         if m.vector:
             values = values.reshape(devices, 1)
+        if m.table is not None:         # bounded, constant time: the estimator gives the mean
+            return values, float(values.mean())
         return values, float(values.sum())
     raise ValueError(f"no synthetic population for {m.kind}")
 
@@ -76,6 +78,8 @@ def estimate_rows(m, reports, truth):
     if isinstance(m, Rappor):
         return est.rappor_counts(reports, m).as_rows(truth)
     if isinstance(m, Geometric):
+        if m.table is not None and not m.vector:
+            return est.bounded_geometric_mean(reports, m).as_rows(truth)
         return est.geometric_sum(reports, m).as_rows(truth)
     if getattr(m, "finite_precision", False):
         return est.fixed_point_mean(reports, m).as_rows(truth)
@@ -85,9 +89,15 @@ def estimate_rows(m, reports, truth):
     raise ValueError(f"no estimator for {m.kind}")
 
 
-def simulate_fleet(m, devices, seed, chunk=1 << 16, progress=None):
-    """Simulate `devices` devices (ids 0..devices-1) in chunks; returns (values, reports, truth, seconds)."""
-    values, truth = synthetic_population(m, devices, seed)
+def simulate_fleet(m, devices, seed, chunk=1 << 16, progress=None, population=None):
+    """Simulate `devices` devices (ids 0..devices-1) in chunks; returns (values, reports, truth, seconds).
+
+    population: (values, truth) to use instead of synthetic_population(m, devices, seed).
+    progress: None shows a progress bar on stderr when it is a terminal.
+    """
+    values, truth = population if population is not None else synthetic_population(m, devices, seed)
+    if len(values) != devices:
+        raise ValueError(f"population has {len(values)} values for {devices} devices")
     show = sys.stderr.isatty() if progress is None else progress
     parts, t0 = [], time.perf_counter()
     for start in range(0, devices, chunk):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from pathlib import Path
 
 from fxdp.cli import main
 
@@ -27,18 +28,57 @@ KARY = '[mechanism]\nkind = "randomized_response"\ncategories = ["a", "b", "c"]\
 
 
 def test_demo_json_end_to_end(capsys, tmp_path):
-    code, out, _ = run(capsys, "demo", "--json", "--out", str(tmp_path / "demo"))
+    """fxdp demo --json on a small fleet: every figure is computed and consistent."""
+    out_dir = tmp_path / "demo"
+    code, out, _ = run(capsys, "demo", "--json", "--out", str(out_dir), "--devices", "30000", "--seed", "7")
     assert code == 0
     d = json.loads(out)
-    assert d["parity"]["releases"] >= 10_000 and d["parity"]["mismatches"] == 0
-    (est,) = d["estimates"]
-    assert set(est) == {"name", "true", "estimate", "stderr"}
-    assert abs(est["estimate"] - est["true"]) < 5 * est["stderr"]
-    (aud,) = d["audit"]
-    assert aud["epsilon_realized"] <= aud["epsilon_claimed"] and math.isclose(aud["epsilon_realized"], math.log(3))
-    assert any(f.endswith("fxdp_config.h") for f in d["files"])
-    from pathlib import Path
-    assert all(Path(f).is_file() and f.startswith(str(tmp_path / "demo")) for f in d["files"])
+    assert d == json.loads((out_dir / "report.json").read_text())     # the report is also saved
+    assert (d["devices"], d["seed"], d["target"]) == (30000, 7, "cortex-m0plus")
+    names = [mm["name"] for mm in d["mechanisms"]]
+    assert names == ["temperature", "heating"]
+    for mm in d["mechanisms"]:
+        assert mm["constant_time"] is True
+        assert mm["parity"] == {"releases": 10_000, "mismatches": 0}
+        e, a = mm["estimate"], mm["audit"]
+        assert set(e) == {"name", "true", "estimate", "stderr", "z", "naive"}
+        assert e["stderr"] > 0 and abs(e["estimate"] - e["true"]) < 5 * e["stderr"]
+        assert math.isclose(e["z"], (e["estimate"] - e["true"]) / e["stderr"])
+        assert 0 < a["epsilon_realized"] <= a["epsilon_claimed"]
+        # CI installs the AVR and Cortex-M toolchains: both sizes are reported
+        assert [b["target"] for b in mm["builds"]] == ["avr-atmega328p", "cortex-m0plus"]
+        for b in mm["builds"]:
+            assert Path(b["elf"]).is_file() and b["flash_bytes"] > 500
+        # the written config is what was run: `fxdp audit` on it gives the same claimed epsilon
+        code, out2, _ = run(capsys, "audit", mm["config"], "--json")
+        assert code == 0 and json.loads(out2)["mechanism"] == mm["mechanism"]
+    temp, heat = d["mechanisms"]
+    assert temp["audit"]["d_in"] == 20 and temp["audit"]["epsilon_claimed"] == 2.0
+    assert temp["audit"]["epsilon_realized"] > 1.99        # the table is tight, not loose
+    assert math.isclose(heat["audit"]["epsilon_realized"], math.log(3))
+    assert d["builds_skipped"] == []
+    eps = d["epsilon_per_device"]
+    assert eps["claimed"] >= temp["audit"]["epsilon_claimed"] + heat["audit"]["epsilon_claimed"]
+    assert eps["realized"] <= eps["claimed"]
+    assert all(Path(f).is_file() and f.startswith(str(out_dir)) for f in d["files"])
+    assert any(f.endswith("temperature/src/fxdp_config.h") for f in d["files"])
+    assert d["seconds"]["total"] > 0
+
+
+def test_demo_text_report_and_rerun(capsys, tmp_path):
+    out_dir = tmp_path / "demo"
+    argv = ["demo", "--out", str(out_dir), "--devices", "5000", "--releases", "2000"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    assert out.count("2,000 releases on one keyed stream: agree bit for bit") == 2
+    assert out.strip() == (out_dir / "report.txt").read_text().strip()
+    assert run(capsys, *argv)[0] == 0                    # rerun into its own directory
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    code, _, err = run(capsys, "demo", "--out", str(foreign), "--devices", "5000")
+    assert code == 2 and "not written by `fxdp demo`" in err
+    assert (foreign / "notes.txt").read_text() == "keep me" and len(list(foreign.iterdir())) == 1
 
 
 def test_audit_json_keys(capsys, tmp_path):
@@ -95,6 +135,17 @@ def test_export_refuses_non_empty_dir_and_unknown_target(capsys, tmp_path):
     ('[mech]\nkind = "geometric"\n', "unknown table"),
     ('not toml [', "not valid TOML"),
     ('[mechanism]\nkind = "geometric"\nscale = 1\n[simulation]\ndevice = 3\n', "devices"),
+    # wrong types are named, with the allowed range
+    ('[mechanism]\nkind = "randomized_response_bool"\nprob = "abc"\n', "prob must be a number in [1/2, 1)"),
+    ('[mechanism]\nkind = "randomized_response_bool"\nprob = 0.75\nconstant_time = 1\n', "constant_time must be a bool"),
+    ('[mechanism]\nkind = "rappor"\nf = 0.5\nm = 1.5\nk = 8\n', "m must be an integer in [1, 65536]"),
+    ('[mechanism]\nkind = "laplace_fixed"\nepsilon = 0.5\nbounds = [-8, 8]\nqformat = 5\n', "qformat"),
+    ('[mechanism]\nkind = "rappor"\nf = 0.5\n', "needs key(s) ['m', 'k']"),
+    ('[mechanism]\nkind = "geometric"\nscale = 1\n[target]\nnam = "host"\n', "unknown [target] key(s) ['nam']"),
+    ('[mechanism]\nkind = "geometric"\nscale = 1\n[target]\nname = "pic16"\n', "valid targets: avr-atmega328p"),
+    ('[mechanism]\nkind = "geometric"\nscale = 1\n[simulation]\ndevices = "many"\n',
+     "devices must be an integer in [1, 1000000000]"),
+    ('[mechanism]\nkind = "geometric"\nscale = 1\n[simulation]\nseed = -1\n', "seed must be an integer"),
 ])
 def test_bad_config_exits_2_with_a_clear_message(capsys, tmp_path, text, match):
     code, _, err = run(capsys, "audit", write(tmp_path, text))

@@ -1,0 +1,322 @@
+"""Layer 6: `fxdp demo`, the main job end to end on an embedded default.
+
+Scenario: a fleet of smart thermostats.  Each device reports
+
+* its room temperature, a bounded integer (whole degrees C in [10, 30]),
+  through the constant-time bounded geometric mechanism (local DP over the
+  whole range: epsilon = 20 / scale), and
+* a yes/no answer ("was the heating on last night?") through constant-time
+  binary randomized response.
+
+`run_demo` exports the firmware C for the default target, builds it on the
+host and checks it release by release against the Numba simulation, builds
+it with every cross toolchain present for the size table, simulates the
+fleet, estimates the population mean and yes-share with standard errors,
+audits the exact realized epsilon against the claimed one, and returns one
+report dict (its keys are stable: docs/cli.md).  Every figure in the report
+is computed in the run.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_OUT = "fxdp-demo"
+DEFAULT_TARGET = "cortex-m0plus"
+SIZE_TARGETS = ("avr-atmega328p", "cortex-m0plus")
+MARKER = ".fxdp-demo"
+
+TEMPERATURE_BOUNDS = (10, 30)
+
+# The two configs the demo writes next to the firmware; `fxdp export`, `fxdp simulate`
+# and `fxdp audit` take them as they are.
+TEMPERATURE_TOML = """\
+# fxdp demo 1/2: every thermostat reports its room temperature,
+# whole degrees Celsius clamped to [10, 30], with constant-time
+# bounded geometric (discrete Laplace) noise of scale 10.
+# Local DP over the whole range: epsilon = (30 - 10) / 10 = 2.
+[mechanism]
+kind = "geometric"
+scale = 10
+bounds = [10, 30]
+constant_time = true
+
+[target]
+name = "{target}"
+
+[simulation]
+devices = {devices}
+seed = {seed}
+"""
+
+HEATING_TOML = """\
+# fxdp demo 2/2: every thermostat answers "was the heating on last night?"
+# with constant-time binary randomized response: the true answer with
+# probability 3/4 exactly, epsilon = ln 3.
+[mechanism]
+kind = "randomized_response_bool"
+prob = 0.75
+constant_time = true
+
+[target]
+name = "{target}"
+
+[simulation]
+devices = {devices}
+seed = {seed}
+"""
+
+
+class _Progress:
+    """Step messages on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, enabled):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.t0 = time.perf_counter()
+
+    def __call__(self, msg):
+        if self.enabled:
+            sys.stderr.write(f"[{time.perf_counter() - self.t0:6.1f} s] {msg}\n")
+            sys.stderr.flush()
+
+
+def population(devices, seed):
+    """Synthetic true values (numpy, seeded; they stand for the data, not the privacy path).
+
+    Temperatures ~ round(N(20.5, 2.5)) clamped to [10, 30]; colder homes say
+    yes more often: P(yes) = clamp(0.35 + 0.06 (20 - temperature), 0.02, 0.98).
+    """
+    rng = np.random.default_rng([seed, 0xDE30])
+    lo, hi = TEMPERATURE_BOUNDS
+    temp = np.clip(np.rint(rng.normal(20.5, 2.5, devices)), lo, hi).astype(np.int64)
+    p_yes = np.clip(0.35 + 0.06 * (20 - temp), 0.02, 0.98)
+    heating = rng.random(devices) < p_yes
+    return temp, heating
+
+
+def _prepare_out(out):
+    out = Path(out)
+    if out.exists():
+        if not out.is_dir():
+            raise ValueError(f"--out: {out} exists and is not a directory")
+        if any(out.iterdir()) and not (out / MARKER).is_file():
+            raise ValueError(f"--out: {out} is not empty and was not written by `fxdp demo`; "
+                             "choose another directory (fxdp never deletes your files)")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("written by `fxdp demo`; files here are regenerated on the next run\n")
+    return out
+
+
+def _elf_size(target, elf):
+    """(flash, ram) bytes of an ELF from the target's `size` (Berkeley: text data bss)."""
+    from . import targets as T
+    t = T.get_target(target)
+    tool = t.tool("size") if t.prefix else "size"
+    out = subprocess.run([tool, str(elf)], capture_output=True, text=True, check=True).stdout
+    text, data, bss = (int(v) for v in out.splitlines()[1].split()[:3])
+    return text + data, data + bss
+
+
+def _cross_build(m, target, fw_dir):
+    """Export m for `target` into fw_dir and `make` its example firmware; returns a build row."""
+    from .export import generate
+    generate(m, target, fw_dir, force=True)
+    p = subprocess.run(["make", "-s", "-j2", "-C", str(fw_dir), "build/fxdp_example.elf"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"make for {target} failed:\n{p.stdout}{p.stderr}")
+    elf = fw_dir / "build" / "fxdp_example.elf"
+    flash, ram = _elf_size(target, elf)
+    return {"target": target, "flash_bytes": flash, "ram_bytes": ram, "elf": str(elf)}
+
+
+def _eps_sum_up(values):
+    """Basic composition, rounded up: the smallest float >= the exact sum of the floats."""
+    from .conservative import float_up
+    return float_up(sum((Fraction(v) for v in values), Fraction(0)))
+
+
+def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
+             target=DEFAULT_TARGET, size_targets=SIZE_TARGETS, progress=None):
+    """Run the demo; return the report dict (docs/cli.md, "fxdp demo --json")."""
+    from . import targets as T
+    from .audit import audit
+    from .config import load_config
+    from .estimate import bounded_geometric_mean, rr_bool_frequency
+    from .export import generate, verify_on_host
+    from .fleet import simulate_fleet
+    from .validate import check_int
+
+    devices = check_int("devices", devices, 2, 10 ** 8)
+    seed = check_int("seed", seed, 0, (1 << 256) - 2)
+    releases = check_int("releases", releases, 1, 10 ** 7)
+    T.get_target(target)                                   # ValueError listing the targets
+    say = _Progress(progress)
+    t_start = time.perf_counter()
+    seconds = {}
+    out = _prepare_out(out)
+
+    # 1. the scenario, as two config files the other commands accept
+    specs = [("temperature", TEMPERATURE_TOML, "room temperature (degrees C), mean"),
+             ("heating", HEATING_TOML, "heating on last night, yes-share")]
+    mechs = []
+    for i, (name, text, stat) in enumerate(specs):
+        path = out / f"{name}.toml"
+        path.write_text(text.format(target=target, devices=devices, seed=seed + i))
+        cfg = load_config(path)
+        mechs.append({"name": name, "statistic": stat, "config": path, "m": cfg.mechanism,
+                      "seed": seed + i})
+
+    # 2. firmware C for the default target; host build checked against the Numba simulation
+    t0 = time.perf_counter()
+    files = [m["config"] for m in mechs]
+    for mm in mechs:
+        mm["fw"] = out / "firmware" / target / mm["name"]
+        say(f"exporting {mm['name']} firmware C for {target} -> {mm['fw']}")
+        files += generate(mm["m"], target, mm["fw"], force=True)
+    seconds["export"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    for mm in mechs:
+        say(f"building {mm['name']} for the host and comparing {releases:,} releases with the Numba simulation")
+        mm["parity"] = verify_on_host(mm["m"], mm["fw"], seed=mm["seed"], devices=releases)
+    seconds["host_parity"] = time.perf_counter() - t0
+
+    # cross builds for the size table, where the toolchain is present
+    t0 = time.perf_counter()
+    builds, skipped = {mm["name"]: [] for mm in mechs}, []
+    for tname in size_targets:
+        ok, why = T.get_target(tname).available(count=False)
+        if ok and shutil.which("make") is None:
+            ok, why = False, f"target {tname}: missing make (apt-get install make)"
+        if not ok:
+            skipped.append({"target": tname, "reason": why})
+            say(f"skipping {tname}: {why}")
+            continue
+        for mm in mechs:
+            say(f"building {mm['name']} example firmware for {tname}")
+            builds[mm["name"]].append(_cross_build(mm["m"], tname, out / "firmware" / tname / mm["name"]))
+    seconds["cross_build"] = time.perf_counter() - t0
+
+    # 3. the fleet
+    t0 = time.perf_counter()
+    temp, heating = population(devices, seed)
+    truth = {"temperature": float(temp.mean()), "heating": float(heating.mean())}
+    values = {"temperature": temp, "heating": heating}
+    for mm in mechs:
+        say(f"simulating {devices:,} devices: {mm['name']}")
+        _, mm["reports"], _, _ = simulate_fleet(mm["m"], devices, mm["seed"], progress=say.enabled,
+                                                population=(values[mm["name"]], truth[mm["name"]]))
+    seconds["simulate"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    estimators = {"temperature": bounded_geometric_mean, "heating": rr_bool_frequency}
+    for mm in mechs:
+        e = estimators[mm["name"]](mm["reports"], mm["m"])
+        true = truth[mm["name"]]
+        mm["estimate"] = {"name": e.name, "true": true, "estimate": float(e.estimate),
+                          "stderr": float(e.stderr),
+                          "z": (float(e.estimate) - true) / float(e.stderr) if e.stderr > 0 else 0.0,
+                          "naive": float(np.mean(mm["reports"]))}
+    seconds["estimate"] = time.perf_counter() - t0
+
+    # 4. the exact audit of the implementation as configured
+    t0 = time.perf_counter()
+    for mm in mechs:
+        m = mm["m"]
+        d_in = (m.bounds[1] - m.bounds[0]) if mm["name"] == "temperature" else 1
+        say(f"auditing {mm['name']} exactly (input distance {d_in})")
+        rep = audit(m, d_in=d_in)
+        mm["audit"] = {"d_in": d_in, "epsilon_claimed": rep.epsilon_claimed,
+                       "epsilon_realized": rep.epsilon_realized, "method": rep.method,
+                       "witness": rep.witness}
+    seconds["audit"] = time.perf_counter() - t0
+    seconds["total"] = time.perf_counter() - t_start
+
+    report = {
+        "scenario": "smart thermostats: room temperature (constant-time bounded geometric) and a "
+                    "yes/no question (constant-time binary randomized response)",
+        "devices": devices,
+        "seed": seed,
+        "target": target,
+        "out_dir": str(out),
+        "mechanisms": [{
+            "name": mm["name"],
+            "statistic": mm["statistic"],
+            "mechanism": repr(mm["m"]),
+            "constant_time": bool(mm["m"].constant_time),
+            "config": str(mm["config"]),
+            "firmware_dir": str(mm["fw"]),
+            "seed": mm["seed"],
+            "parity": {"releases": mm["parity"]["releases"], "mismatches": mm["parity"]["mismatches"]},
+            "builds": builds[mm["name"]],
+            "estimate": mm["estimate"],
+            "audit": mm["audit"],
+        } for mm in mechs],
+        "builds_skipped": skipped,
+        "epsilon_per_device": {
+            "claimed": _eps_sum_up(mm["audit"]["epsilon_claimed"] for mm in mechs),
+            "realized": _eps_sum_up(mm["audit"]["epsilon_realized"] for mm in mechs),
+            "composition": "basic (sum over the two releases), rounded up",
+        },
+        "seconds": seconds,
+        "files": [str(f) for f in files],
+    }
+    (out / "report.json").write_text(json.dumps(_jsonable(report), indent=2, sort_keys=True) + "\n")
+    (out / "report.txt").write_text(format_report(report) + "\n")
+    return report
+
+
+def _jsonable(x):
+    if isinstance(x, Fraction):
+        return str(x)
+    if isinstance(x, float) and math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if hasattr(x, "item"):
+        return x.item()
+    return x
+
+
+def format_report(r):
+    """The human-readable report: what was done, where the files are, the key figures."""
+    L = [f"fxdp demo: {r['devices']:,} smart thermostats, seed {r['seed']}, firmware target {r['target']}", ""]
+    for mm in r["mechanisms"]:
+        e, a, p = mm["estimate"], mm["audit"], mm["parity"]
+        L.append(f"{mm['name']}: {mm['mechanism']}")
+        L.append(f"  config            {mm['config']}")
+        L.append(f"  firmware C        {mm['firmware_dir']}")
+        verdict = "agree bit for bit" if p["mismatches"] == 0 else f"DISAGREE on {p['mismatches']:,}"
+        L.append(f"  host C vs Numba   {p['releases']:,} releases on one keyed stream: {verdict}")
+        for b in mm["builds"]:
+            L.append(f"  {b['target']:<17} example firmware {b['flash_bytes']:,} B flash, "
+                     f"{b['ram_bytes']:,} B static RAM (whole program, -Os; the rng state is on main's stack)")
+        L.append(f"  {mm['statistic']}:")
+        L.append(f"    true {e['true']:.4f}   estimate {e['estimate']:.4f} ± {e['stderr']:.4f} "
+                 f"(z = {e['z']:+.2f}; raw mean of reports {e['naive']:.4f})")
+        L.append(f"  epsilon (d_in = {a['d_in']})  claimed {a['epsilon_claimed']:.10g}, "
+                 f"exact realized {a['epsilon_realized']:.10g}")
+        L.append(f"                    ({a['method']})")
+        L.append("")
+    for s in r["builds_skipped"]:
+        L.append(f"not built: {s['reason']}")
+    eps = r["epsilon_per_device"]
+    L.append(f"per device, both releases: epsilon claimed {eps['claimed']:.10g}, realized "
+             f"{eps['realized']:.10g} ({eps['composition']})")
+    sec = r["seconds"]
+    L.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in sec.items() if k != "total")
+             + f"; total {sec['total']:.1f} s")
+    L.append(f"files: {r['out_dir']} (report.json, report.txt, *.toml, firmware/)")
+    return "\n".join(L)
+
