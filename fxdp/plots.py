@@ -1,0 +1,797 @@
+"""Plots of a configured mechanism: exact output distributions, the privacy-loss profile, and
+estimator error against fleet size.  matplotlib is optional (``pip install ".[plot]"``) and
+imported only when a figure is drawn (Agg backend); every function also works with
+``path=None``, returning the computed data without drawing (no matplotlib needed).
+
+* ``plot_output_distribution(m, x, x_prime, path)``: P(y | x) and P(y | x') for every output y
+  of the implementation as configured, exact where the distribution is rational (randomized
+  response, RAPPOR, the constant-time bounded geometric, the fixed-point Laplace: Fractions),
+  in closed form where it is irrational (the lazy geometric, i.e. the exact CKS discrete
+  Laplace censored at the bounds, and the exact-grid Laplace: the outputs within about 40
+  noise scales of the inputs, the rest of the mass reported in ``mass_outside``).
+  Many outputs: the whole distribution as lines beside a zoom of stems around the inputs.
+* ``plot_privacy_loss(m, x, x_prime, path)``: L(y) = ln P(y | x) / P(y | x') for every output,
+  with the claimed epsilon (the privacy map at d_in = |x - x'|) and the worst output marked;
+  outputs impossible under one input (infinite loss) are drawn as triangles at the frame.
+* ``plot_estimator_error(m, sizes, path)``: the server estimator's error against the fleet size
+  (Numba fleet simulation, ``fxdp.fleet``), with its reported standard error and 1/sqrt(n).
+
+x, x_prime default to a neighbouring pair: the audit's witness where it is cheap to obtain (the
+worst pair), else a pair in the middle of the input range.  Each function returns a small
+dataclass with the data and ``path`` (``os.fspath(result)`` is the path).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+RAPPOR_MAX_K = 10          # basic RAPPOR: outputs enumerated up to 2^10 bit vectors
+WINDOW_CELLS = 20          # the zoomed panel: about this many cells each side of the inputs
+DENSE = 400                # more outputs than this: lines instead of stems, plus a zoomed panel
+CLOSED_FORM_TAIL = 40      # closed forms: cells with P >= ~exp(-40) relative to the mode
+MAX_CLOSED_FORM_CELLS = 1 << 21
+
+
+def _plt():
+    """matplotlib.pyplot on the Agg backend; ImportError with the install hint if missing."""
+    from .finite.plot import _plt as plt_
+    return plt_()
+
+
+def _fmt(v):
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, Fraction):
+        return f"{float(v):g}"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+# ==========================================================================
+# data
+# ==========================================================================
+
+@dataclass
+class OutputDistribution:
+    """Output distributions of one mechanism for the inputs x and x_prime.
+
+    outputs: the output values (labels), in plot order; p, p_prime: float arrays of
+    P(y | x), P(y | x').  exact: the distribution is rational and ``num``, ``num_prime``
+    (Python ints) over ``den`` hold it exactly (``exact_p`` / ``exact_p_prime`` as
+    Fractions).  Otherwise ``logp`` / ``logp_prime`` hold natural logs (closed form) and
+    ``mass_outside`` the probability (under x, x') of the outputs outside the listed window.
+    positions: x coordinates of the outputs (numeric outputs: their value).
+    """
+    mechanism: str
+    x: object
+    x_prime: object
+    outputs: list
+    p: np.ndarray
+    p_prime: np.ndarray
+    exact: bool
+    positions: np.ndarray
+    numeric: bool
+    num: list | None = None
+    num_prime: list | None = None
+    den: int | None = None
+    logp: np.ndarray | None = None
+    logp_prime: np.ndarray | None = None
+    mass_outside: tuple = (0.0, 0.0)
+    d_in: int = 1
+    epsilon_claimed: float | None = None
+    window: tuple | None = None        # (lo, hi): the zoomed panel when outputs are dense
+    note: str = ""
+    path: str | None = None
+
+    @property
+    def exact_p(self):
+        return None if not self.exact else [Fraction(a, self.den) for a in self.num]
+
+    @property
+    def exact_p_prime(self):
+        return None if not self.exact else [Fraction(a, self.den) for a in self.num_prime]
+
+    def __fspath__(self):
+        return str(self.path)
+
+
+@dataclass
+class PrivacyLoss:
+    """L(y) = ln P(y | x) / P(y | x') over the outputs of ``distribution`` (+-inf where one side
+    is 0).  worst_loss = max |L(y)| (inf possible), at worst_output; epsilon_claimed: the
+    privacy map at d_in (the L1 / absolute distance of x, x', or 1)."""
+    mechanism: str
+    x: object
+    x_prime: object
+    outputs: list
+    loss: np.ndarray
+    epsilon_claimed: float
+    d_in: int
+    worst_output: object
+    worst_loss: float
+    worst_index: int
+    distribution: OutputDistribution = field(repr=False, default=None)
+    path: str | None = None
+
+    def __fspath__(self):
+        return str(self.path)
+
+
+@dataclass
+class EstimatorError:
+    """Estimator error against fleet size.  errors[i, r]: RMS over the estimator's rows (e.g.
+    categories) of estimate - true in run r at sizes[i]; rmse[i] over the runs; stderr[i]: the
+    estimator's reported standard error (root mean square over rows and runs); reference: the
+    line c/sqrt(n) fitted to rmse (log least squares).  per_device: sums and counts were divided by n."""
+    mechanism: str
+    statistic: str
+    sizes: np.ndarray
+    errors: np.ndarray
+    rmse: np.ndarray
+    stderr: np.ndarray
+    reference: np.ndarray
+    per_device: bool
+    seconds: float
+    path: str | None = None
+
+    def __fspath__(self):
+        return str(self.path)
+
+
+# ==========================================================================
+# exact distributions
+# ==========================================================================
+
+def _kind(m):
+    from .mechanisms.geometric import Geometric
+    from .mechanisms.randomized_response import RandomizedResponse, RandomizedResponseBool
+    from .mechanisms.rappor import Rappor
+    from .mechanisms.rappor_full import RapporFull
+    if getattr(m, "finite_precision", False):
+        from .finite.laplace import LaplaceFixed, LaplaceGrid, PlanarLaplaceFixed, PlanarLaplaceGrid
+        if isinstance(m, (PlanarLaplaceFixed, PlanarLaplaceGrid)):
+            return "planar"
+        if isinstance(m, LaplaceGrid):
+            return "grid"
+        if isinstance(m, LaplaceFixed):
+            return "fixed"
+        raise ValueError(f"no plot for the finite-precision kind {getattr(m, 'kind', m)!r}")
+    if isinstance(m, Geometric):
+        if m.scale == 0:
+            return "geometric0"
+        return "geometric_table" if m.table is not None else "geometric_lazy"
+    if isinstance(m, RandomizedResponseBool):
+        return "rr_bool"
+    if isinstance(m, RandomizedResponse):
+        return "rr"
+    if isinstance(m, Rappor):
+        return "rappor"
+    if isinstance(m, RapporFull):
+        return "rappor_full"
+    if hasattr(m, "output_pmf"):
+        return "generic"
+    raise ValueError(f"no exact output distribution for {m!r}")
+
+
+def _clamp(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+def _geo_pair(m):
+    lo, hi = m.bounds
+    if m.table is not None and hi - lo + 1 <= 256:
+        from .audit import audit
+        w = audit(m).witness
+        if "x" in w:
+            return w["x"], w["x_prime"]
+    x = (lo + hi) // 2 if hi - lo <= 1 << 31 else _clamp(0, lo, hi)
+    return (x, x + 1) if x < hi else (x - 1, x)
+
+
+def default_pair(m):
+    """A neighbouring input pair (x, x'), in the form the plotting functions accept: the audit's
+    witness where it is cheap (randomized response, RAPPOR, narrow bounded geometric), else a
+    pair in the middle of the input range (the fixed-point Laplace: 0 and 0 + sensitivity)."""
+    kind = _kind(m)
+    if kind in ("fixed", "grid", "planar"):
+        res = m.qformat.resolution
+        if kind == "planar":
+            c = _clamp(0, m.lo, m.hi) * res
+            return (c, c), (c + m.sensitivity, c)
+        from .finite.plot import _default_pair
+        if kind == "fixed":
+            a, b = _default_pair(m)
+        else:
+            a = _clamp(0, m.lo, m.hi)
+            b = a + m.delta_raw if a + m.delta_raw <= m.hi else max(a - m.delta_raw, m.lo)
+        return Fraction(a) * res, Fraction(b) * res
+    if kind.startswith("geometric"):
+        if kind == "geometric0":
+            lo, hi = m.bounds
+            x = _clamp(0, lo, hi)
+            return (x, x + 1) if x < hi else (x - 1, x)
+        return _geo_pair(m)
+    if kind == "rappor_full":
+        _check_rappor_full(m)
+    from .audit import audit
+    w = audit(m).witness
+    if "x" in w and "x_prime" in w:
+        return w["x"], w["x_prime"]
+    return m.audit_pairs()[0]
+
+
+def _exact_from_pmfs(p, q, order=None):
+    """Union support of two {y: Fraction} dicts -> (outputs, num, num', den)."""
+    outs = list(order) if order is not None else sorted(set(p) | set(q), key=_sort_key)
+    den = 1
+    for d in (p, q):
+        for v in d.values():
+            den = den * v.denominator // math.gcd(den, v.denominator)
+    num = [int(Fraction(p.get(y, 0)) * den) for y in outs]
+    nump = [int(Fraction(q.get(y, 0)) * den) for y in outs]
+    return outs, num, nump, den
+
+
+def _sort_key(y):
+    if y is None:
+        return (2, 0)
+    if isinstance(y, (bool, int, Fraction, float)):
+        return (0, y)
+    return (1, str(y))
+
+
+def _exact_dist(name, x, xp, outs, num, nump, den, positions, numeric, **kw):
+    fden = float(den)
+    p = np.array([a / fden for a in num]) if den < 1 << 1000 else \
+        np.array([float(Fraction(a, den)) for a in num])
+    q = np.array([a / fden for a in nump]) if den < 1 << 1000 else \
+        np.array([float(Fraction(a, den)) for a in nump])
+    return OutputDistribution(name, x, xp, outs, p, q, True, np.asarray(positions, dtype=np.float64), numeric,
+                              num=num, num_prime=nump, den=den, **kw)
+
+
+def _log_laplace_censored(g, xg, lo_g, hi_g, log_rho):
+    """ln P(output = g) for clamp(xg + Z, lo_g, hi_g), P(Z = z) = (1-rho)/(1+rho) rho^|z|
+    (numpy arrays of integer g in [lo_g, hi_g])."""
+    if lo_g == hi_g:
+        return np.zeros(len(g))
+    rho = math.exp(log_rho)
+    log_norm = math.log1p(-rho) - math.log1p(rho)
+    z = (g - xg).astype(np.float64)
+    out = log_norm + np.abs(z) * log_rho
+    # censored ends: P(Z <= z) = rho^-z/(1+rho) (z <= 0) or 1 - rho^(z+1)/(1+rho) (z >= 0)
+    for edge, sign in ((lo_g, 1), (hi_g, -1)):
+        hit = g == edge
+        if hit.any():
+            zz = sign * (edge - xg)                 # tail P(sign*Z <= zz)
+            if zz <= 0:
+                val = -zz * log_rho - math.log1p(rho)
+            else:
+                val = math.log1p(-math.exp((zz + 1) * log_rho) / (1 + rho))
+            out = np.where(hit, val, out)
+    return out
+
+
+def _closed_form(name, x, xp, lo_g, hi_g, xg, xpg, log_rho, step, res, **kw):
+    """The censored discrete Laplace for two grid inputs (irrational: logs and floats), on the
+    cells within CLOSED_FORM_TAIL / (s/t) of the inputs (at most MAX_CLOSED_FORM_CELLS)."""
+    half = int(math.ceil(CLOSED_FORM_TAIL / -log_rho))
+    span = abs(xg - xpg) + 2 * half + 1
+    if span > MAX_CLOSED_FORM_CELLS:
+        half = max(WINDOW_CELLS, (MAX_CLOSED_FORM_CELLS - abs(xg - xpg)) // 2)
+    a = max(lo_g, min(xg, xpg) - half)
+    b = min(hi_g, max(xg, xpg) + half)
+    g = np.arange(a, b + 1, dtype=np.int64)
+    lp = _log_laplace_censored(g, xg, lo_g, hi_g, log_rho)
+    lq = _log_laplace_censored(g, xpg, lo_g, hi_g, log_rho)
+    p, q = np.exp(lp), np.exp(lq)
+    outside = (max(0.0, 1.0 - math.fsum(p)), max(0.0, 1.0 - math.fsum(q)))
+    if res == 1 and step == 1:
+        outs = g.tolist()
+        pos = g.astype(np.float64)
+    else:
+        pos = g.astype(np.float64) * float(step * res)        # exact: dyadic values
+        outs = pos.tolist()
+    return OutputDistribution(name, x, xp, outs, p, q, False, pos, True, logp=lp, logp_prime=lq,
+                              mass_outside=outside, **kw)
+
+
+def _check_rappor_full(m):
+    d = m._support()
+    if d > RAPPOR_MAX_K:
+        raise ValueError(f"full RAPPOR: the audit support has min(2h, k) = {d} bits, 2^{d} report patterns: "
+                         f"the exact distribution is enumerated only up to {RAPPOR_MAX_K} bits (fxdp.audit "
+                         "gives the worst case in product form)")
+
+
+def output_distribution(m, x=None, x_prime=None):
+    """The exact output distributions of m for x and x' (see OutputDistribution); no drawing."""
+    kind = _kind(m)
+    if (x is None) != (x_prime is None):
+        raise ValueError("give both x and x_prime, or neither (a default neighbouring pair)")
+    if x is None:
+        x, x_prime = default_pair(m)
+    name = repr(m)
+
+    if kind == "planar":
+        raise ValueError("planar mechanisms have 2-D outputs: plot_output_distribution draws them as heat maps "
+                         "(fxdp.finite.plot.plot_distributions); there is no 1-D distribution or loss profile")
+
+    if kind == "fixed":
+        from .finite.audit_finite import _Dist1D
+        from .finite.plot import _dist_cache
+        res = m.qformat.resolution
+        xr, xpr = m.check_input(x), m.check_input(x_prime)
+        dist = _dist_cache(m, _Dist1D)
+        p, q = dist.pmf(xr), dist.pmf(xpr)
+        gs = [g for g in range(m.lo, m.hi + 1, m.step) if g in p or g in q]
+        exc = None in p or None in q
+        order = gs + ([None] if exc else [])
+        num = [p.get(g, 0) for g in order]
+        nump = [q.get(g, 0) for g in order]
+        pos = np.array(gs, dtype=np.float64) * float(res)          # exact: dyadic values
+        outs = pos.tolist()
+        if exc:
+            outs.append(None)
+            gap = max(2 * m.step, (m.hi - m.lo) // 25)
+            pos = np.append(pos, float(Fraction(m.hi + gap) * res))
+        d_in = max(1, math.ceil(abs(Fraction(xpr - xr) * res) / m.sensitivity))
+        step = float(m.L or res)
+        cx = float(Fraction(xr + xpr, 2) * res)
+        window = (cx - WINDOW_CELLS * step, cx + WINDOW_CELLS * step)
+        note = "exception (outside [m, M]) drawn at the right" if exc else ""
+        return _exact_dist(name, Fraction(xr) * res, Fraction(xpr) * res, outs, num, nump, dist.total, pos, True,
+                           d_in=d_in, epsilon_claimed=m.privacy_map(d_in), window=window, note=note)
+
+    if kind == "grid":
+        res = m.qformat.resolution
+        xr, xpr = m.check_input(x), m.check_input(x_prime)
+        xg, xpg = (xr + m.half) // m.step, (xpr + m.half) // m.step
+        d_in = max(1, math.ceil(abs(Fraction(xpr - xr) * res) / m.sensitivity))
+        return _closed_form(name, Fraction(xr) * res, Fraction(xpr) * res, m.lo // m.step, m.hi // m.step,
+                            xg, xpg, -m.s / m.t, m.step, res, d_in=d_in, epsilon_claimed=m.privacy_map(d_in),
+                            note="exact discrete Laplace (irrational): closed form")
+
+    if kind.startswith("geometric"):
+        if m.vector:
+            from .validate import check_int
+
+            def one(v, name):
+                if isinstance(v, (list, tuple, np.ndarray)):
+                    if len(v) != 1:
+                        raise ValueError("vector geometric: pass scalar x, x' (or 1-vectors): the noise is "
+                                         "independent per coordinate and the plot shows one coordinate")
+                    v = v[0]
+                return check_int(name, v, -(1 << 63), (1 << 63) - 1)
+            x, xp = one(x, "x"), one(x_prime, "x_prime")
+        else:
+            x, xp = m.check_input(x), m.check_input(x_prime)
+        if x == xp:
+            raise ValueError("x and x_prime must differ")
+        lo, hi = m.bounds
+        d_in = abs(x - xp)
+        eps = m.privacy_map(d_in)
+        note = "one coordinate (noise independent per coordinate)" if m.vector else ""
+        if kind == "geometric_lazy":
+            note = (note + "; " if note else "") + "exact CKS discrete Laplace (irrational): closed form"
+            return _closed_form(name, x, xp, lo, hi, x, xp, -m.s / m.t, 1, 1, d_in=d_in, epsilon_claimed=eps,
+                                note=note)
+        if kind == "geometric0":
+            p, q = {_clamp(x, lo, hi): Fraction(1)}, {_clamp(xp, lo, hi): Fraction(1)}
+        else:
+            p, q = m.table.output_pmf(_clamp(x, lo, hi)), m.table.output_pmf(_clamp(xp, lo, hi))
+        outs, num, nump, den = _exact_from_pmfs(p, q)
+        return _exact_dist(name, x, xp, outs, num, nump, den, [float(y) for y in outs], True, d_in=d_in,
+                           epsilon_claimed=eps, note=note)
+
+    if kind == "rr_bool":
+        x, xp = m.check_input(x), m.check_input(x_prime)
+        outs, num, nump, den = _exact_from_pmfs(m.output_pmf(x), m.output_pmf(xp), order=[False, True])
+        return _exact_dist(name, x, xp, outs, num, nump, den, [0, 1], False,
+                           d_in=int(x != xp), epsilon_claimed=m.privacy_map(int(x != xp)))
+
+    if kind == "rr":
+        def idx(v):
+            i = m.index_of(v)
+            if i == m.t and isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v <= m.t:
+                return int(v)                # a device index (t = not a category)
+            return i
+        xi, xpi = idx(x), idx(x_prime)
+        order = list(range(m.t))
+        _, num, nump, den = _exact_from_pmfs(m.output_pmf(xi), m.output_pmf(xpi), order=order)
+        label = lambda i: m.categories[i] if i < m.t else "(not a category)"   # noqa: E731
+        d_in = int(xi != xpi)
+        return _exact_dist(name, label(xi), label(xpi), list(m.categories), num, nump, den, order, False,
+                           d_in=d_in, epsilon_claimed=m.privacy_map(d_in))
+
+    if kind == "rappor":
+        if m.k > RAPPOR_MAX_K:
+            raise ValueError(f"basic RAPPOR with k = {m.k} bits has 2^{m.k} outputs: the exact distribution is "
+                             f"enumerated only up to k = {RAPPOR_MAX_K} (the loss factors over bits: "
+                             "fxdp.audit gives the worst case in product form)")
+        x, xp = m.check_input(x), m.check_input(x_prime)
+        outs = [tuple((j >> i) & 1 for i in range(m.k)) for j in range(1 << m.k)]
+
+        def pmf(v):
+            res = {}
+            for y in outs:
+                pr = Fraction(1)
+                for xi, yi in zip(v, y):
+                    b1 = m.bit_pmf(xi)
+                    pr *= b1 if yi else 1 - b1
+                res[y] = pr
+            return res
+        _, num, nump, den = _exact_from_pmfs(pmf(x), pmf(xp), order=outs)
+        labels = ["".join(map(str, y)) for y in outs]
+        d_in = int(x != xp)
+        return _exact_dist(name, x, xp, labels, num, nump, den, list(range(len(outs))), False,
+                           d_in=d_in, epsilon_claimed=m.privacy_map(d_in),
+                           note="outputs: bit vectors y_0 y_1 ... y_(k-1)")
+
+    # full RAPPOR (Bloom patterns on the audit support) and any mechanism with output_pmf
+    if kind == "rappor_full":
+        _check_rappor_full(m)
+    p, q = m.output_pmf(x), m.output_pmf(x_prime)
+    outs, num, nump, den = _exact_from_pmfs(p, q)
+    labels = ["".join(map(str, y)) if isinstance(y, tuple) else y for y in outs]
+    d_in = int(x != x_prime)
+    note = "outputs: report bits on the audit support" if kind == "rappor_full" else ""
+    return _exact_dist(name, x, x_prime, labels, num, nump, den, list(range(len(outs))), False,
+                       d_in=d_in, epsilon_claimed=m.privacy_map(d_in), note=note)
+
+
+def privacy_loss(m, x=None, x_prime=None, dist=None):
+    """L(y) = ln P(y | x) / P(y | x') over every output (see PrivacyLoss); no drawing."""
+    if dist is None:
+        dist = output_distribution(m, x, x_prime)
+    if dist.exact:
+        if dist.den < 1 << 53:            # every count is exact in float64
+            a = np.array(dist.num, dtype=np.float64)
+            b = np.array(dist.num_prime, dtype=np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                loss = np.log(a) - np.log(b)
+            loss[(a > 0) & (b == 0)] = np.inf
+            loss[(a == 0) & (b > 0)] = -np.inf
+            loss[(a == 0) & (b == 0)] = np.nan
+        else:
+            loss = np.empty(len(dist.outputs), dtype=np.float64)
+            for i, (a, b) in enumerate(zip(dist.num, dist.num_prime)):
+                if a == 0 or b == 0:
+                    loss[i] = np.nan if a == b else (math.inf if b == 0 else -math.inf)
+                else:
+                    g = math.gcd(a, b)
+                    loss[i] = math.log(a // g) - math.log(b // g)
+    else:
+        loss = dist.logp - dist.logp_prime
+    mag = np.where(np.isnan(loss), -1.0, np.abs(loss))
+    mx = float(mag.max())
+    # the worst output: largest |L| (ties within float rounding), positive side first, then the
+    # most likely under x
+    cand = np.flatnonzero(mag >= (mx if math.isinf(mx) else mx - 1e-12 * max(mx, 1.0)))
+    pos_side = cand[loss[cand] > 0]
+    cand = pos_side if len(pos_side) else cand
+    wi = int(cand[np.argmax(dist.p[cand])])
+    eps = dist.epsilon_claimed if dist.epsilon_claimed is not None else m.epsilon
+    return PrivacyLoss(dist.mechanism, dist.x, dist.x_prime, dist.outputs, loss, eps, dist.d_in,
+                       dist.outputs[wi], float(mag[wi]), wi, dist)
+
+
+# ==========================================================================
+# drawing
+# ==========================================================================
+
+def _zoom(dist):
+    """(lo, hi) of the zoomed panel for dense numeric outputs (None: no zoom)."""
+    if not dist.numeric or len(dist.outputs) <= DENSE:
+        return None
+    if dist.window is not None:
+        return dist.window
+    vals = np.unique(dist.positions)
+    step = float(np.diff(vals).min()) if len(vals) > 1 else 1.0
+    c = (float(dist.x) + float(dist.x_prime)) / 2
+    return (c - WINDOW_CELLS * step, c + WINDOW_CELLS * step)
+
+
+def _indices(dist, window):
+    idx = np.arange(len(dist.outputs))
+    if window is None:
+        return idx
+    lo, hi = window
+    return idx[(dist.positions >= lo) & (dist.positions <= hi)]
+
+
+def _pair_title(dist):
+    return f"x = {_fmt(dist.x)},  x' = {_fmt(dist.x_prime)}"
+
+
+def _categorical_ticks(ax, dist, idx):
+    if len(idx) <= 32:
+        ax.set_xticks(dist.positions[idx])
+        ax.set_xticklabels([_fmt(dist.outputs[i]) for i in idx], rotation=0 if len(idx) <= 8 else 90,
+                           fontsize=8 if len(idx) <= 16 else 6)
+        ax.set_xlabel("output y")
+    else:
+        ax.set_xlabel("output y (index in the listed order)")
+
+
+def _regular(dist, idx):
+    """Mask over idx of the outputs on the value axis (the exception, None, is always last)."""
+    reg = np.ones(len(idx), dtype=bool)
+    if len(idx) and dist.outputs[idx[-1]] is None:
+        reg[-1] = False
+    return reg
+
+
+def _mark_exception(ax, dist, idx, text=None):
+    exc = [int(idx[-1])] if len(idx) and not _regular(dist, idx)[-1] else []
+    if dist.numeric and exc:
+        ax.axvline(dist.positions[exc[0]], color="lightgray", lw=4, zorder=0, alpha=0.6)
+        ax.text(dist.positions[exc[0]], 0.98, " exception" + (f"\n{text}" if text else ""),
+                transform=ax.get_xaxis_transform(), va="top", ha="right", fontsize=7, color="dimgray")
+
+
+def _wrap(name, width=110):
+    """A mechanism's repr over several lines when long (titles are not wrapped by matplotlib)."""
+    import textwrap
+    return "\n".join(textwrap.wrap(name, width, break_long_words=True, subsequent_indent="    "))
+
+
+def _count(k):
+    return f"{int(k)} output" + ("" if k == 1 else "s")
+
+
+def _save(fig, plt, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def _draw_pmfs(ax, dist, idx, stems):
+    pos = dist.positions[idx]
+    lab_p = f"P(y | x = {_fmt(dist.x)})"
+    lab_q = f"P(y | x' = {_fmt(dist.x_prime)})"
+    if not dist.numeric:
+        w = 0.4
+        ax.bar(pos - w / 2, dist.p[idx], width=w, color="black", label=lab_p)
+        ax.bar(pos + w / 2, dist.p_prime[idx], width=w, color="tab:green", label=lab_q)
+        _categorical_ticks(ax, dist, idx)
+        return
+    reg = _regular(dist, idx)
+    ri, ei = idx[reg], idx[~reg]
+    top = max(float(dist.p[ri].max()) if len(ri) else 0.0, float(dist.p_prime[ri].max()) if len(ri) else 0.0)
+    # the exception (an output off the value axis) is drawn only when it fits the scale
+    exc_text = None
+    if len(ei):
+        pe, qe = float(dist.p[ei[0]]), float(dist.p_prime[ei[0]])
+        exc_text = f"P = {pe:.3g} | {qe:.3g}"
+        if max(pe, qe) > 1.5 * top > 0:
+            ei = ei[:0]
+        else:
+            exc_text = None
+    if stems:
+        vals = np.unique(pos)
+        step = float(np.diff(vals).min()) if len(vals) > 1 else 1.0
+        off = 0.15 * step
+        draw = np.concatenate([ri, ei]).astype(np.int64)
+        for arr, color, lab, o in ((dist.p, "black", lab_p, -off), (dist.p_prime, "tab:green", lab_q, off)):
+            ax.vlines(dist.positions[draw] + o, 0, arr[draw], color=color, lw=1.3, label=lab)
+            ax.plot(dist.positions[draw] + o, arr[draw], "o", color=color, ms=2.5)
+    else:
+        for arr, color, lab in ((dist.p, "black", lab_p), (dist.p_prime, "tab:green", lab_q)):
+            nz = ri[arr[ri] > 0]               # each curve on its own support
+            ax.plot(dist.positions[nz], arr[nz], "-", color=color, lw=0.9, alpha=0.85, label=lab)
+            if len(ei):
+                ax.plot(dist.positions[ei], arr[ei], "o", color=color, ms=4)
+    ax.set_xlabel("output y")
+    _mark_exception(ax, dist, idx, exc_text)
+
+
+def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.png"):
+    """Draw P(y | x) and P(y | x') of m (exact, or closed form) to path; returns an
+    OutputDistribution (data + path).  x, x_prime None: default_pair(m).  path None: data only.
+    Many outputs (> DENSE): the whole distribution as lines, and a zoomed panel of stems around
+    the inputs.  Planar mechanisms: the two output grids as heat maps (fxdp.finite.plot), no data."""
+    if _kind(m) == "planar":
+        if path is None:
+            raise ValueError("planar mechanisms: only the heat-map figure is available (give a path)")
+        _plt()
+        from .finite.plot import plot_distributions
+        plot_distributions(m, path, x, x_prime)
+        empty = np.zeros(0)
+        return OutputDistribution(repr(m), x, x_prime, [], empty, empty, True, empty, False,
+                                  note="planar: heat maps of the two output grids", path=path)
+    plt = _plt() if path is not None else None
+    dist = output_distribution(m, x, x_prime)
+    if path is None:
+        return dist
+    zoom = _zoom(dist)
+    all_idx = np.arange(len(dist.outputs))
+    kind = "exact" if dist.exact else "closed form"
+    if zoom is None:
+        fig, ax = plt.subplots(1, 1, figsize=(9, 4.2))
+        _draw_pmfs(ax, dist, all_idx, stems=True)
+        ax.set_ylabel(f"probability ({kind})")
+        ax.legend(fontsize=8)
+        axes = [ax]
+    else:
+        fig, axes = plt.subplots(1, 2, figsize=(13, 4.4), gridspec_kw={"width_ratios": [3, 2]})
+        _draw_pmfs(axes[0], dist, all_idx, stems=False)
+        axes[0].axvspan(*zoom, color="tab:orange", alpha=0.15, label="zoomed at right")
+        axes[0].set_ylabel(f"probability ({kind})")
+        axes[0].legend(fontsize=8, loc="upper left")
+        axes[0].set_title(f"all {len(dist.outputs)} outputs", fontsize=8)
+        zi = _indices(dist, zoom)
+        _draw_pmfs(axes[1], dist, zi, stems=True)
+        axes[1].set_title(f"zoom: {len(zi)} outputs around the inputs", fontsize=8)
+        axes[1].ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+    sub = [dist.note] if dist.note else []
+    if not dist.exact and max(dist.mass_outside) > 1e-12:
+        sub.append(f"mass beyond the listed outputs: {dist.mass_outside[0]:.2g} (x), "
+                   f"{dist.mass_outside[1]:.2g} (x')")
+    fig.suptitle(f"{_wrap(dist.mechanism)}\noutput distribution for {_pair_title(dist)}"
+                 + (f"\n{'; '.join(sub)}" if sub else ""), fontsize=8)
+    _save(fig, plt, path)
+    dist.path = path
+    return dist
+
+
+def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
+    """Draw the privacy-loss profile L(y) = ln P(y | x)/P(y | x') of m over every output, with
+    +-epsilon claimed (privacy map at d_in) and the worst output marked, to path; returns a
+    PrivacyLoss (data + path).  Infinite losses: triangles at the frame.  path None: data only."""
+    if _kind(m) == "planar":
+        raise ValueError("planar mechanisms have 2-D outputs: no 1-D privacy-loss profile (use fxdp.audit)")
+    plt = _plt() if path is not None else None
+    pl = privacy_loss(m, x, x_prime)
+    if path is None:
+        return pl
+    dist = pl.distribution
+    n = len(pl.outputs)
+    loss, pos = pl.loss, dist.positions
+    fin = np.isfinite(loss)
+    reg = _regular(dist, np.arange(n))
+    eps = pl.epsilon_claimed
+    top = max([float(np.abs(loss[fin]).max()) if fin.any() else 0.0] + ([eps] if math.isfinite(eps) else []))
+    top = top if top > 0 else 1.0
+    y_inf = 1.15 * top
+    fig, ax = plt.subplots(1, 1, figsize=(11, 4.4))
+    ms = 3 if n <= DENSE else 1.5
+    lab = "L(y) = ln P(y|x) / P(y|x')"
+    fr = fin & reg
+    if fr.any():
+        if n <= DENSE:
+            ax.vlines(pos[fr], 0, loss[fr], color="tab:blue", lw=1)
+            ax.plot(pos[fr], loss[fr], "o", color="tab:blue", ms=ms, label=lab)
+        elif fr.sum() <= 20_000:
+            ax.plot(pos[fr], loss[fr], ".", color="tab:blue", ms=ms, label=lab)
+        else:
+            ax.plot(pos[fr], loss[fr], "-", color="tab:blue", lw=0.8, label=lab)
+    fe = fin & ~reg
+    if fe.any():
+        ax.plot(pos[fe], loss[fe], "D", color="tab:blue", ms=5, label="L(exception)")
+    pinf, minf = loss == np.inf, loss == -np.inf
+    if pinf.any():
+        ax.plot(pos[pinf], np.full(pinf.sum(), y_inf), "^", color="tab:red", ms=ms + 2,
+                label=f"+inf: P(y|x') = 0 ({_count(pinf.sum())})")
+    if minf.any():
+        ax.plot(pos[minf], np.full(minf.sum(), -y_inf), "v", color="tab:purple", ms=ms + 2,
+                label=f"-inf: P(y|x) = 0 ({_count(minf.sum())})")
+    if math.isfinite(eps):
+        ax.axhline(eps, color="tab:orange", ls="--", lw=1, label=f"± epsilon claimed = {eps:.6g} (d_in = {pl.d_in})")
+        ax.axhline(-eps, color="tab:orange", ls="--", lw=1)
+    else:
+        ax.plot([], [], " ", label="epsilon claimed = inf (no finite guarantee)")
+    ax.axhline(0, color="gray", lw=0.5)
+    wl = pl.loss[pl.worst_index]
+    wy = wl if math.isfinite(wl) else math.copysign(y_inf, wl)
+    ax.plot([pos[pl.worst_index]], [wy], "*", color="gold", mec="black", ms=13, zorder=5,
+            label=f"worst: y = {_fmt(pl.worst_output)}, |L| = {pl.worst_loss:.6g}")
+    ax.set_ylim(-1.3 * top, 1.3 * top)
+    if pinf.any() or minf.any():           # label the frame rows of the infinite losses
+        ticks = [t for t in ax.get_yticks() if abs(t) <= 0.9 * top] if fin.any() else [0.0]
+        labels = [f"{t:g}" for t in ticks]
+        for flag, yv, lab in ((pinf.any(), y_inf, "+inf"), (minf.any(), -y_inf, "-inf")):
+            if flag:
+                ticks.append(yv)
+                labels.append(lab)
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(labels)
+    ax.set_ylabel("privacy loss (nats)")
+    if dist.numeric:
+        ax.set_xlabel("output y")
+        _mark_exception(ax, dist, np.arange(n))
+    else:
+        _categorical_ticks(ax, dist, np.arange(n))
+    sub = [dist.note] if dist.note else []
+    ax.set_title(f"{_wrap(pl.mechanism)}\nprivacy loss for {_pair_title(dist)}" + (f"\n{'; '.join(sub)}" if sub else ""),
+                 fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    _save(fig, plt, path)
+    pl.path = path
+    return pl
+
+
+# ==========================================================================
+# estimator error against fleet size
+# ==========================================================================
+
+def estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), seed=0, repeats=5, per_device=None):
+    """Simulate the fleet (fxdp.fleet.simulate_fleet) `repeats` times at each size and
+    compare the estimator (fxdp.fleet.estimate_rows) with the truth; no drawing.
+    per_device None: divide the error of sums and counts by n (so every statistic falls as
+    1/sqrt(n)); True / False forces it."""
+    import time
+    from .fleet import estimate_rows, simulate_fleet
+    sizes = np.array(sorted({int(s) for s in sizes}), dtype=np.int64)
+    if len(sizes) == 0 or sizes[0] < 2:
+        raise ValueError("sizes must hold fleet sizes >= 2")
+    repeats = int(repeats)
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    t0 = time.perf_counter()
+    errors = np.zeros((len(sizes), repeats))
+    se2 = np.zeros((len(sizes), repeats))
+    statistic = ""
+    for i, n in enumerate(sizes):
+        for r in range(repeats):
+            run_seed = (int(seed) * 1_000_003 + i * 10_007 + r) % (1 << 64)
+            _, reports, truth, _ = simulate_fleet(m, int(n), run_seed, progress=False)
+            rows = [row for row in estimate_rows(m, reports, truth) if row["true"] is not None]
+            if not rows:
+                raise ValueError(f"the estimator for {m.kind} gives no rows with a known truth")
+            name0 = rows[0]["name"]
+            base = name0.split("[")[0].split("(")[0]
+            if len(rows) == 1:
+                statistic = base
+            elif "[" in name0:
+                statistic = f"{base} ({len(rows)} rows, RMS)"
+            else:                         # rows named by value (full RAPPOR candidates)
+                base = "frequency"
+                statistic = f"frequency of {len(rows)} values (RMS)"
+            scale = n if (per_device if per_device is not None else base in ("sum", "count")) else 1
+            e = np.array([row["estimate"] - row["true"] for row in rows]) / scale
+            s = np.array([row["stderr"] for row in rows]) / scale
+            errors[i, r] = math.sqrt(float(np.mean(e ** 2)))
+            se2[i, r] = float(np.mean(s ** 2))
+    pd = per_device if per_device is not None else statistic.split(" ")[0] in ("sum", "count")
+    rmse = np.sqrt(np.mean(errors ** 2, axis=1))
+    stderr = np.sqrt(np.mean(se2, axis=1))
+    inv = 1 / np.sqrt(sizes.astype(np.float64))
+    ok = rmse > 0                      # c / sqrt(n) fitted to the RMSE (least squares in log space)
+    c = float(np.exp(np.mean(np.log(rmse[ok] / inv[ok])))) if ok.any() else float(stderr[0] / inv[0])
+    reference = c * inv
+    return EstimatorError(repr(m), statistic, sizes, errors, rmse, stderr, reference, bool(pd),
+                          time.perf_counter() - t0)
+
+
+def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="estimator_error.png", seed=0,
+                         repeats=5, per_device=None):
+    """Draw the estimator's error against fleet size (log-log): each run's |error|, the RMSE over
+    `repeats` runs, the reported standard error and the 1/sqrt(n) reference, to path; returns an
+    EstimatorError (data + path).  path None: data only."""
+    plt = _plt() if path is not None else None
+    ee = estimator_error(m, sizes, seed=seed, repeats=repeats, per_device=per_device)
+    if path is None:
+        return ee
+    fig, ax = plt.subplots(1, 1, figsize=(7.5, 4.8))
+    n = ee.sizes.astype(np.float64)
+    runs = np.repeat(n, ee.errors.shape[1])
+    err = ee.errors.ravel()
+    pos = err > 0
+    ax.loglog(runs[pos], err[pos], ".", color="tab:blue", alpha=0.35, label=f"|error| of each run ({ee.errors.shape[1]} per size)")
+    ax.loglog(n, ee.rmse, "o-", color="tab:blue", label="RMSE over runs")
+    ax.loglog(n, ee.stderr, "s--", color="tab:orange", label="reported standard error")
+    ax.loglog(n, ee.reference, ":", color="gray", label="c/sqrt(n), fitted to the RMSE")
+    ax.set_xlabel("fleet size n (devices)")
+    unit = " per device (÷ n)" if ee.per_device else ""
+    ax.set_ylabel(f"error of {ee.statistic}{unit}")
+    ax.set_title(f"{_wrap(ee.mechanism, 90)}\nestimator error against fleet size (simulated, {ee.seconds:.1f} s)", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, plt, path)
+    ee.path = path
+    return ee
