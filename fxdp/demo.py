@@ -278,6 +278,13 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
             "estimate": mm["estimate"],
             "audit": mm["audit"],
         } for mm in mechs],
+        # the stable summary keys (design.md): parity, estimates, audit, files
+        "parity": {"releases": sum(mm["parity"]["releases"] for mm in mechs),
+                   "mismatches": sum(mm["parity"]["mismatches"] for mm in mechs)},
+        "estimates": [{"name": f"{mm['name']}.{mm['estimate']['name']}",
+                       **{k: mm["estimate"][k] for k in ("true", "estimate", "stderr")}} for mm in mechs],
+        "audit": [{"mechanism": repr(mm["m"]), "epsilon_claimed": mm["audit"]["epsilon_claimed"],
+                   "epsilon_realized": mm["audit"]["epsilon_realized"]} for mm in mechs],
         "builds_skipped": skipped,
         "epsilon_per_device": {
             "claimed": _eps_sum_up(mm["audit"]["epsilon_claimed"] for mm in mechs),

@@ -152,6 +152,12 @@ def _load(path: Path) -> Target:
         d = tomllib.load(f)
     tdir = targets_dir()
     sub = lambda xs: tuple(str(x).replace("{targets}", str(tdir)) for x in xs)  # noqa: E731
+    missing = [k for k in ("name", "description", "int_bits", "hw_multiply", "hw_divide",
+                           "toolchain", "emulator", "port") if k not in d]
+    missing += [f"toolchain.{k}" for k in ("prefix",) if k not in d.get("toolchain", {})]
+    missing += [f"port.{k}" for k in ("sources",) if k not in d.get("port", {})]
+    if missing:
+        raise ValueError(f"target description {path} lacks {', '.join(missing)} (see docs/porting.md)")
     tc, em = d["toolchain"], d["emulator"]
     return Target(
         name=d["name"], description=d["description"], int_bits=int(d["int_bits"]),

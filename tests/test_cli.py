@@ -63,6 +63,15 @@ def test_demo_json_end_to_end(capsys, tmp_path):
     assert all(Path(f).is_file() and f.startswith(str(out_dir)) for f in d["files"])
     assert any(f.endswith("temperature/src/fxdp_config.h") for f in d["files"])
     assert d["seconds"]["total"] > 0
+    # the stable summary keys (design.md)
+    assert d["parity"] == {"releases": 20_000, "mismatches": 0}
+    assert [e["name"] for e in d["estimates"]] == ["temperature.mean", "heating.frequency(true)"]
+    for e, mm in zip(d["estimates"], d["mechanisms"]):
+        assert set(e) == {"name", "true", "estimate", "stderr"}
+        assert (e["true"], e["estimate"], e["stderr"]) == tuple(mm["estimate"][k] for k in ("true", "estimate", "stderr"))
+    for a, mm in zip(d["audit"], d["mechanisms"]):
+        assert a == {"mechanism": mm["mechanism"], "epsilon_claimed": mm["audit"]["epsilon_claimed"],
+                     "epsilon_realized": mm["audit"]["epsilon_realized"]}
 
 
 def test_demo_text_report_and_rerun(capsys, tmp_path):
