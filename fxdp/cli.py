@@ -4,6 +4,7 @@
     fxdp export CONFIG --target NAME --out DIR [--force]
     fxdp simulate CONFIG [--devices N] [--seed S] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
+    fxdp plot CONFIG {distribution,loss,error} --out FILE [--x X --x-prime X'] [--json]
     fxdp targets [--json]
 
 JSON output (--json) is one object per command; its keys are stable
@@ -112,6 +113,58 @@ def cmd_export(args):
     return 0
 
 
+def _parse_input(text):
+    """A command-line input value: true/false, an integer, a rational, or a string (category)."""
+    if text is None:
+        return None
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    if "," in text:
+        return [_parse_input(v) for v in text.split(",")]
+    try:
+        from fractions import Fraction
+        return Fraction(text)
+    except ValueError:
+        return text
+
+
+def cmd_plot(args):
+    from . import plots
+    from .config import load_config
+    cfg = load_config(args.config)
+    m = cfg.mechanism
+    x, xp = _parse_input(args.x), _parse_input(args.x_prime)
+    if args.kind == "distribution":
+        r = plots.plot_output_distribution(m, x, xp, path=args.out)
+        summary = {"kind": "distribution", "x": r.x, "x_prime": r.x_prime, "outputs": len(r.outputs)}
+    elif args.kind == "loss":
+        r = plots.plot_privacy_loss(m, x, xp, path=args.out)
+        summary = {"kind": "loss", "x": r.x, "x_prime": r.x_prime, "d_in": r.d_in,
+                   "epsilon_claimed": r.epsilon_claimed, "worst_output": r.worst_output,
+                   "worst_loss": r.worst_loss}
+    else:
+        try:
+            sizes = [int(float(v)) for v in args.sizes.split(",")]
+        except ValueError:
+            raise ValueError(f"--sizes must be comma-separated integers, got {args.sizes!r}") from None
+        if min(sizes) < 2:
+            raise ValueError(f"--sizes must all be >= 2, got {sizes}")
+        r = plots.plot_estimator_error(m, sizes, path=args.out, seed=args.seed, repeats=args.repeats)
+        summary = {"kind": "error", "statistic": r.statistic, "sizes": list(r.sizes),
+                   "rmse": [float(v) for v in r.rmse], "stderr": [float(v) for v in r.stderr]}
+    summary.update(mechanism=repr(m), file=str(args.out))
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"{args.kind} plot of {repr(m)} written to {args.out}")
+    return 0
+
+
 def cmd_demo(args):
     from .demo import format_report, run_demo
     report = run_demo(out=args.out, devices=args.devices, seed=args.seed, releases=args.releases,
@@ -153,6 +206,18 @@ def build_parser():
     a.add_argument("--json", action="store_true")
     a.add_argument("--plot", metavar="FILE")
     a.set_defaults(func=cmd_audit)
+    pl = sub.add_parser("plot", help="plot a mechanism (matplotlib): output distribution, privacy loss, "
+                                     "estimator error against fleet size")
+    pl.add_argument("config")
+    pl.add_argument("kind", choices=["distribution", "loss", "error"])
+    pl.add_argument("--out", required=True, help="image file to write (.png, .svg, .pdf)")
+    pl.add_argument("--x", help="first input (default: the audit witness or a pair in the middle)")
+    pl.add_argument("--x-prime", dest="x_prime", help="second (neighbouring) input")
+    pl.add_argument("--sizes", default="1000,10000,100000,1000000", help="fleet sizes for `error`")
+    pl.add_argument("--repeats", type=int, default=5, help="fleets per size for `error`")
+    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--json", action="store_true")
+    pl.set_defaults(func=cmd_plot)
     t = sub.add_parser("targets", help="list MCU targets and whether their tools are installed")
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=cmd_targets)
@@ -163,7 +228,7 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, ImportError) as exc:
         print(f"fxdp {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -169,3 +169,22 @@ def test_missing_config_file(capsys, tmp_path):
 def test_entry_point_runs_as_module():
     r = subprocess.run([sys.executable, "-m", "fxdp", "targets"], capture_output=True, text=True)
     assert r.returncode == 0 and "cortex-m3" in r.stdout
+
+
+def test_plot_commands(capsys, tmp_path):
+    cfg = write(tmp_path, GEO)
+    for kind in ("distribution", "loss"):
+        out = tmp_path / f"{kind}.png"
+        code, text, _ = run(capsys, "plot", cfg, kind, "--out", str(out), "--x", "3", "--x-prime", "4", "--json")
+        assert code == 0 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        d = json.loads(text)
+        assert (d["kind"], d["x"], d["x_prime"]) == (kind, 3, 4)
+    assert d["d_in"] == 1 and 0 < d["worst_loss"] <= d["epsilon_claimed"] == 0.4
+    out = tmp_path / "error.png"
+    code, text, _ = run(capsys, "plot", write(tmp_path, RR, "rr.toml"), "error", "--out", str(out),
+                        "--sizes", "1000,100000", "--repeats", "3", "--json")
+    d = json.loads(text)
+    assert code == 0 and out.is_file() and d["sizes"] == [1000, 100000]
+    assert d["stderr"][1] < d["stderr"][0] / 5              # ~ 1/sqrt(n): 10x
+    code, _, err = run(capsys, "plot", cfg, "error", "--out", str(out), "--sizes", "a,b")
+    assert code == 2 and "--sizes" in err
