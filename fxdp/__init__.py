@@ -25,6 +25,8 @@ _LAZY = {
     "audit": ("fxdp.audit", "audit"),
     "estimate": ("fxdp.estimate", None),
     "export": ("fxdp.export", None),
+    "config": ("fxdp.config", None),
+    "plots": ("fxdp.plots", None),
 }
 
 __all__ = ["EntropyError", "RangeError", "__version__", *_LAZY]

@@ -13,6 +13,7 @@ from .base import Mechanism
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 U32_MAX = (1 << 32) - 1
+MAX_DIM = 16            # FXDP_GEOMETRIC_MAX_N: the C device form's fixed vector buffer
 
 
 def realize_scale(scale):
@@ -43,7 +44,7 @@ class Geometric(Mechanism):
     """
     kind = "geometric"
 
-    def __init__(self, scale, bounds=None, constant_time=False, vector=False, bits=32):
+    def __init__(self, scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None):
         self.scale = check_rational("scale", scale, 0)
         if not isinstance(constant_time, bool):
             raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
@@ -63,8 +64,16 @@ class Geometric(Mechanism):
         self.bounds = (lo, hi)
         self.constant_time, self.vector = constant_time, vector
         self.bits = check_int("bits", bits, 8, 32)
+        if dim is not None:
+            # the vector length a device releases (FXDP_GEOMETRIC_MAX_N = 16); the export needs it
+            if not vector:
+                raise ValueError(f"dim applies to vector=True only, got dim={dim!r} with vector=False")
+            dim = check_int("dim", dim, 1, MAX_DIM)
+        self.dim = dim
         self._args = {"scale": scale, "bounds": None if bounds is None else [lo, hi],
                       "constant_time": constant_time, "vector": vector, "bits": self.bits}
+        if dim is not None:
+            self._args["dim"] = dim
         self.s = self.t = 0
         self.table = None
         if self.scale > 0:
@@ -100,9 +109,12 @@ class Geometric(Mechanism):
     def check_input(self, x):
         if self.vector:
             try:
-                return [check_int("x[i]", v, I64_MIN, I64_MAX) for v in x]
+                xs = [check_int("x[i]", v, I64_MIN, I64_MAX) for v in x]
             except TypeError:
                 raise ValueError("x must be a sequence of int64 values (vector=True)") from None
+            if self.dim is not None and len(xs) != self.dim:
+                raise ValueError(f"x must have exactly dim = {self.dim} values, got {len(xs)}")
+            return xs
         return check_int("x", x, I64_MIN, I64_MAX)
 
     def release(self, src, x):
@@ -127,16 +139,27 @@ class Geometric(Mechanism):
         Returns int64 outputs of the same shape; raises ValueError / EntropyError /
         RangeError (nothing returned)."""
         from ._kernels_mech import simulate
+        if self.dim is not None:
+            import numpy as np
+            shape = np.shape(values)
+            if len(shape) != 2 or shape[1] != self.dim:
+                raise ValueError(f"values must be an n x dim = n x {self.dim} matrix, got shape {shape}")
         return simulate(self, values, seed, device_ids)
 
     def device_spec(self, dim=None):
         """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base).
-        vector=True needs the vector length: dim in [1, FXDP_GEOMETRIC_MAX_N = 16].
-        scale = 0 has no device form (ValueError)."""
+        vector=True needs the vector length: dim in [1, FXDP_GEOMETRIC_MAX_N = 16], from
+        the argument or from make_geometric(..., dim=d).  scale = 0 has no device form (ValueError)."""
         from ._device import geometric_spec
+        if dim is None:
+            dim = self.dim
+        elif self.dim is not None and dim != self.dim:
+            raise ValueError(f"dim: this mechanism releases dim = {self.dim} values, got dim={dim!r}")
         return geometric_spec(self, dim)
 
 
-def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32):
-    """Geometric mechanism: scale >= 0, bounds (lower, upper) or None for the int64 range."""
-    return Geometric(scale, bounds, constant_time, vector, bits)
+def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None):
+    """Geometric mechanism: scale >= 0, bounds (lower, upper) or None for the int64 range.
+    vector=True takes L1-vector inputs; dim fixes their length (1..16), which the firmware
+    export needs."""
+    return Geometric(scale, bounds, constant_time, vector, bits, dim)

@@ -46,3 +46,8 @@ CASES["laplace_grid"] = lambda: M.make_laplace_grid(Fraction(1, 2), (-8, 8), sen
 CASES["planar_laplace_grid"] = lambda: M.make_planar_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2,
                                                                   L=Fraction(1, 2), qformat="Q9.6")
 VARIANTS |= {"laplace_fixed_clamp"}
+
+# The vector geometric (L1 metric): dim fixes the length the device releases.
+CASES["geometric_vec_ct"] = lambda: M.make_geometric(5, bounds=(0, 30), constant_time=True, vector=True, dim=3)
+CASES["geometric_vec_lazy"] = lambda: M.make_geometric(Fraction(5, 2), bounds=(-50, 50), vector=True, dim=4)
+VARIANTS |= {"geometric_vec_lazy"}
