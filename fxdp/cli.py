@@ -14,28 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from pathlib import Path
 
-
-def _jsonable(x):
-    from fractions import Fraction
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, float) and math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if hasattr(x, "item"):
-        return x.item()
-    return x
+from ._jsonout import jsonable
 
 
 def _print_json(obj):
-    print(json.dumps(_jsonable(obj), indent=2, sort_keys=True))
+    print(json.dumps(jsonable(obj), indent=2, sort_keys=True))
 
 
 def cmd_targets(args):

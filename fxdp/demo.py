@@ -19,7 +19,6 @@ is computed in the run.
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import subprocess
 import sys
@@ -30,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._jsonout import jsonable
+
 DEFAULT_OUT = "fxdp-demo"
 DEFAULT_TARGET = "cortex-m0plus"
 SIZE_TARGETS = ("avr-atmega328p", "cortex-m0plus")
@@ -38,42 +39,27 @@ MARKER = ".fxdp-demo"
 TEMPERATURE_BOUNDS = (10, 30)
 
 # The two configs the demo writes next to the firmware; `fxdp export`, `fxdp simulate`
-# and `fxdp audit` take them as they are.
-TEMPERATURE_TOML = """\
+# and `fxdp audit` take them as they are.  (comment, [mechanism] table)
+TEMPERATURE = ("""\
 # fxdp demo 1/2: every thermostat reports its room temperature,
 # whole degrees Celsius clamped to [10, 30], with constant-time
 # bounded geometric (discrete Laplace) noise of scale 10.
 # Local DP over the whole range: epsilon = (30 - 10) / 10 = 2.
-[mechanism]
-kind = "geometric"
-scale = 10
-bounds = [10, 30]
-constant_time = true
+""", {"kind": "geometric", "scale": 10, "bounds": [10, 30], "constant_time": True})
 
-[target]
-name = "{target}"
-
-[simulation]
-devices = {devices}
-seed = {seed}
-"""
-
-HEATING_TOML = """\
+HEATING = ("""\
 # fxdp demo 2/2: every thermostat answers "was the heating on last night?"
 # with constant-time binary randomized response: the true answer with
 # probability 3/4 exactly, epsilon = ln 3.
-[mechanism]
-kind = "randomized_response_bool"
-prob = 0.75
-constant_time = true
+""", {"kind": "randomized_response_bool", "prob": 0.75, "constant_time": True})
 
-[target]
-name = "{target}"
 
-[simulation]
-devices = {devices}
-seed = {seed}
-"""
+def config_text(spec, target, devices, seed):
+    """The TOML text of one demo config (fxdp.config's schema)."""
+    from .config import config_from_dict, dumps
+    comment, table = spec
+    m = config_from_dict({"mechanism": table}).mechanism
+    return comment + dumps(m, target=target, simulation={"devices": devices, "seed": seed})
 
 
 class _Progress:
@@ -167,12 +153,12 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
     out = _prepare_out(out)
 
     # 1. the scenario, as two config files the other commands accept
-    specs = [("temperature", TEMPERATURE_TOML, "room temperature (degrees C), mean"),
-             ("heating", HEATING_TOML, "heating on last night, yes-share")]
+    specs = [("temperature", TEMPERATURE, "room temperature (degrees C), mean"),
+             ("heating", HEATING, "heating on last night, yes-share")]
     mechs = []
-    for i, (name, text, stat) in enumerate(specs):
+    for i, (name, spec, stat) in enumerate(specs):
         path = out / f"{name}.toml"
-        path.write_text(text.format(target=target, devices=devices, seed=seed + i))
+        path.write_text(config_text(spec, target, devices, seed + i))
         cfg = load_config(path)
         mechs.append({"name": name, "statistic": stat, "config": path, "m": cfg.mechanism,
                       "seed": seed + i})
@@ -294,23 +280,9 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
         "seconds": seconds,
         "files": [str(f) for f in files],
     }
-    (out / "report.json").write_text(json.dumps(_jsonable(report), indent=2, sort_keys=True) + "\n")
+    (out / "report.json").write_text(json.dumps(jsonable(report), indent=2, sort_keys=True) + "\n")
     (out / "report.txt").write_text(format_report(report) + "\n")
     return report
-
-
-def _jsonable(x):
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, float) and math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if hasattr(x, "item"):
-        return x.item()
-    return x
 
 
 def format_report(r):
