@@ -146,6 +146,37 @@ static inline uint64_t fxdp_i_ct_lt64(uint64_t x, uint64_t y)   /* x < y ? 1 : 0
     return (z ^ ((x ^ y) & (y ^ z))) >> 63;
 }
 
+/*
+ * Constant-time multiplication (BearSSL's ctmul notes, bearssl.org/ctmul.html).
+ *
+ * No long multiply: UMULL/SMULL/UMLAL/SMLAL take 3 to 5 cycles on the Cortex-M3
+ * depending on the operands, the ARMv6-M __aeabi_lmul (Cortex-M0+) branches on a
+ * carry, and AVR's libgcc __muldi3/__umulsidi3 do too (__muldi3_6: brcc).  Only
+ * 32x32->32 multiplies of 16-bit limbs are used; each operand has bit 31 set, so a
+ * multiplier that stops early on small operands (ARM7TDMI, Ibex's "slow"
+ * multiplier: MUL takes clog2(op_b) cycles) always takes its longest path.
+ * 16-bit int AVR: the products go through libgcc's straight-line __mulsi3.
+ */
+
+/* x * y for x, y < 2^16: (x + 2^31)(y + 2^31) = xy + 2^31 (x + y) + 2^62, so mod 2^32
+ * it is xy + 2^31 ((x ^ y) & 1), and xy < 2^32. */
+static inline uint32_t fxdp_i_mul16_ct(uint32_t x, uint32_t y)
+{
+    return ((x | UINT32_C(0x80000000)) * (y | UINT32_C(0x80000000))) - (((x ^ y) & 1u) << 31);
+}
+
+/* (a * b) >> 32, the high word of the 64-bit product: four 16 x 16 limb products,
+ * schoolbook, no branch and no carry test (mid < 3 * 2^16 cannot overflow). */
+static inline uint32_t fxdp_i_mulhi32_ct(uint32_t a, uint32_t b)
+{
+    uint32_t a0 = a & 0xFFFFu, a1 = a >> 16, b0 = b & 0xFFFFu, b1 = b >> 16;
+    uint32_t p00 = fxdp_i_mul16_ct(a0, b0), p01 = fxdp_i_mul16_ct(a0, b1);
+    uint32_t p10 = fxdp_i_mul16_ct(a1, b0), p11 = fxdp_i_mul16_ct(a1, b1);
+    uint32_t mid = (p00 >> 16) + (p01 & 0xFFFFu) + (p10 & 0xFFFFu);
+
+    return p11 + (p01 >> 16) + (p10 >> 16) + (mid >> 16);
+}
+
 /* Number of significant bits of v (0 for v = 0). */
 unsigned fxdp_i_bitlen64(uint64_t v);
 

@@ -7,7 +7,9 @@
  * Constant-time mode (cfg->constant_time != 0): the instruction sequence does
  * not depend on the value, the device secret, the cohort or the random draws.
  *   - SipHash-2-4 runs over a fixed-length message (8 + value_bytes bytes);
- *   - Bloom positions come from a multiply-shift (no division);
+ *   - Bloom positions and the cohort come from a multiply-shift (no division),
+ *     its high word computed by fxdp_i_mulhi32_ct from 16-bit limbs (no
+ *     UMULL, no __aeabi_lmul/__muldi3: their timing depends on the operands);
  *   - the Bloom bit of position i is OR_j ct_eq(i, pos_j): a full k x h scan,
  *     no memory access indexed by a secret;
  *   - PRR and IRR use fxdp_i_bernoulli_dyadic_ct (exactly `bits` bits each)
@@ -185,7 +187,7 @@ fxdp_status fxdp_rappor_full_provision(const fxdp_rappor_full_cfg *cfg, fxdp_rng
         st = fxdp_i_bits(r, 32u, &cohort);
     }
     if (st == FXDP_OK) {
-        cohort = (uint32_t)(((uint64_t)cohort * (uint64_t)cfg->cohorts) >> 32);
+        cohort = fxdp_i_mulhi32_ct(cohort, cfg->cohorts);       /* (cohort * cohorts) >> 32 */
         for (i = 0; i < 8u; i++) {
             dev->secret[i] = secret[i];
         }
@@ -204,7 +206,7 @@ static void bloom_positions(const fxdp_rappor_full_cfg *cfg, uint32_t cohort, co
 
     for (j = 0; j < cfg->h; j++) {
         uint64_t d = hash_block(k0, k1, cohort, j, block, (size_t)cfg->value_bytes);
-        pos[j] = (uint32_t)(((d >> 32) * (uint64_t)cfg->k) >> 32);
+        pos[j] = fxdp_i_mulhi32_ct((uint32_t)(d >> 32), cfg->k);    /* ((d >> 32) * k) >> 32 */
     }
 }
 
