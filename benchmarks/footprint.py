@@ -13,7 +13,9 @@ target's toolchain at -Os (the flags of ``fxdp.targets.build``: strict C99,
   mechanism's code, its baked config and tables, the samplers it pulls in and
   any libgcc helpers only it needs (plus the ~10-20 bytes of the call itself).
   On AVR, const data lives in RAM (avr-gcc copies .rodata to RAM unless it is
-  placed in program memory), so tables count in RAM there as well.
+  placed in program memory), so tables count in RAM there as well, except
+  where the entry point has a ``_rom`` twin (``fxdp_geometric_ct_rom``): the
+  exporter then places the tables in program memory (read with LPM).
 * **DRBG** flash/RAM: program A minus an empty program (ChaCha20 block
   function, bit reader, DRBG seeding, libgcc helpers they need, and the
   ``fxdp_rng`` state, which the program holds statically).

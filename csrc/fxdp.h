@@ -317,6 +317,10 @@ fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int
 /* Constant time: out[i] = clamp(clamp(x[i], lo, hi) + J, lo, hi), exactly k bits per value;
  * any int64 input (clamped to the bounds first, branch-free). */
 fxdp_status fxdp_geometric_ct(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
+/* fxdp_geometric_ct with cfg->thresholds in program memory: on AVR (avr-gcc) the table must be
+ * placed with __attribute__((__progmem__)) (fxdp export does) and is read with LPM, so it takes
+ * no RAM; on every other target this is fxdp_geometric_ct. */
+fxdp_status fxdp_geometric_ct_rom(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
 
 /* ---- finite-precision Laplace (Gazeau et al.) ----------------------------
  * fxdp_fixmath.c, fxdp_laplace_fixed.c; Python twins fxdp/finite/fixmath.py,

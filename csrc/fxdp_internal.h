@@ -334,6 +334,64 @@ static inline fxdp_status fxdp_i_rd_rational(fxdp_rng *r, uint32_t *buf, uint32_
     }
 }
 
+/*
+ * ---- constant tables in program memory ----------------------------------
+ * On AVR, const data lives in the data address space (avr-gcc copies it to
+ * RAM at start-up) unless it is placed in program memory, which plain loads
+ * cannot read.  The *_rom entry points (fxdp.h) read their cfg's tables with
+ * fxdp_i_rom_u32 and fxdp_i_table_count_gt_rom: LPM loads on AVR (GCC; the
+ * exporter places the tables with __attribute__((__progmem__)) under the same
+ * condition), plain loads everywhere else.  LPM takes the same cycles for
+ * every address, so a full table scan stays constant time.  The Z pointer
+ * reaches the first 64 KiB of flash, where avr-gcc's linker scripts put
+ * .progmem data.
+ */
+#if defined(__AVR__) && defined(__GNUC__) && !defined(__AVR_TINY__)
+#define FXDP_I_PROGMEM 1
+
+/* *p from program memory */
+static inline uint32_t fxdp_i_rom_u32(const uint32_t *p)
+{
+    uint32_t v;
+    __asm__("lpm %A0, Z+\n\tlpm %B0, Z+\n\tlpm %C0, Z+\n\tlpm %D0, Z+" : "=&r"(v), "+z"(p));
+    return v;
+}
+
+/* #{i < n : p[i] > x}, n >= 1, the table in program memory (rom != 0: LPM) or in RAM (LD): one
+ * fixed instruction sequence per entry (4 loads and a CP/CPC chain whose borrow is added: no
+ * branch on the data), 22 cycles an entry.  avr-gcc spills the portable form's temporaries. */
+#define FXDP_I_AVR_COUNT_GT(LD)                                                                  \
+    __asm__("1:\n\t"                                                                            \
+            LD " __tmp_reg__, Z+\n\tcp %A[x], __tmp_reg__\n\t"                                   \
+            LD " __tmp_reg__, Z+\n\tcpc %B[x], __tmp_reg__\n\t"                                  \
+            LD " __tmp_reg__, Z+\n\tcpc %C[x], __tmp_reg__\n\t"                                  \
+            LD " __tmp_reg__, Z+\n\tcpc %D[x], __tmp_reg__\n\t"                                  \
+            "adc %A[b], __zero_reg__\n\tadc %B[b], __zero_reg__\n\t"                             \
+            "adc %C[b], __zero_reg__\n\tadc %D[b], __zero_reg__\n\t"                             \
+            "subi %A[n], 1\n\tsbci %B[n], 0\n\tsbci %C[n], 0\n\tsbci %D[n], 0\n\t"               \
+            "brne 1b"                                                                            \
+            : [b] "+r"(below), [n] "+d"(n), "+z"(p)                                              \
+            : [x] "r"(x) : "memory")
+static inline uint32_t fxdp_i_avr_count_gt(const uint32_t *p, uint32_t n, uint32_t x, int rom)
+{
+    uint32_t below = 0;
+
+    if (rom) {
+        FXDP_I_AVR_COUNT_GT("lpm");
+    } else {
+        FXDP_I_AVR_COUNT_GT("ld");
+    }
+    return below;
+}
+#else
+#define FXDP_I_PROGMEM 0
+
+static inline uint32_t fxdp_i_rom_u32(const uint32_t *p)
+{
+    return *p;
+}
+#endif
+
 /* Unvalidated samplers (preconditions as the public versions). */
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
@@ -344,5 +402,13 @@ fxdp_status fxdp_i_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *o
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out);
 fxdp_status fxdp_i_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds,
                                    unsigned k, uint32_t *index);
+/* #{i < n : thresholds[i] > x}, constant time (full scan): n - the count is table_sample_ct's
+ * index for the draw x.  _rom: the table is in program memory (the same function off AVR). */
+uint32_t fxdp_i_table_count_gt(const uint32_t *thresholds, uint32_t n, uint32_t x);
+#if FXDP_I_PROGMEM
+uint32_t fxdp_i_table_count_gt_rom(const uint32_t *thresholds, uint32_t n, uint32_t x);
+#else
+#define fxdp_i_table_count_gt_rom fxdp_i_table_count_gt
+#endif
 
 #endif /* FXDP_INTERNAL_H */

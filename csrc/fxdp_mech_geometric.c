@@ -12,34 +12,22 @@
  *                  branch-free clamps: the same instructions, memory reads
  *                  and bits (exactly k per value) for every input and draw.
  *
- * All or nothing: the n outputs are built in a stack buffer
- * (FXDP_GEOMETRIC_MAX_N values) and copied to out only after the last draw
- * succeeded; the buffer is wiped before returning.
+ * All or nothing: the lazy form builds the n outputs in a stack buffer
+ * (FXDP_GEOMETRIC_MAX_N values) and copies them to out only after the last
+ * draw succeeded; the constant-time form keeps the n table indices (uint16)
+ * and computes the outputs from them and x after the last draw.  The buffer
+ * is wiped before returning.
+ *
+ * The constant-time form computes in 32-bit words: the checked cfg has lo, hi
+ * within int32 and width < 2^15, so every value after the first clamp is an
+ * int32 (no 64-bit helper calls on 8- and 16-bit CPUs); fxdp_geometric_ct_rom
+ * reads the table from program memory (AVR).
  */
 #include "fxdp_internal.h"
 
-#define SIGN64 UINT64_C(0x8000000000000000)
+#define SIGN32 UINT32_C(0x80000000)
 
-/* ---- branch-free int64 helpers (two's complement targets) ---------------- */
-
-static uint64_t ct_lt_i64(int64_t a, int64_t b)       /* a < b ? 1 : 0 */
-{
-    return fxdp_i_ct_lt64((uint64_t)a ^ SIGN64, (uint64_t)b ^ SIGN64);
-}
-
-static int64_t ct_sel_i64(uint64_t c, int64_t a, int64_t b)   /* c ? a : b, c in {0, 1} */
-{
-    uint64_t m = 0u - c;
-    return (int64_t)(((uint64_t)a & m) | ((uint64_t)b & ~m));
-}
-
-static int64_t ct_clamp_i64(int64_t v, int64_t lo, int64_t hi)
-{
-    v = ct_sel_i64(ct_lt_i64(v, lo), lo, v);
-    return ct_sel_i64(ct_lt_i64(hi, v), hi, v);
-}
-
-/* ---- one value -------------------------------------------------------------- */
+/* ---- one value, lazy ------------------------------------------------------------ */
 
 static fxdp_status geo_lazy_one(fxdp_rng *r, const fxdp_geometric_cfg *cfg, int64_t x, int64_t *y)
 {
@@ -61,24 +49,89 @@ static fxdp_status geo_lazy_one(fxdp_rng *r, const fxdp_geometric_cfg *cfg, int6
     return FXDP_OK;
 }
 
-static fxdp_status geo_ct_one(fxdp_rng *r, const fxdp_geometric_cfg *cfg, int64_t x, int64_t *y)
-{
-    uint32_t idx;
-    int64_t xc = ct_clamp_i64(x, cfg->lo, cfg->hi);
-    fxdp_status st = fxdp_i_table_sample_ct(r, cfg->thresholds, 2u * cfg->width, cfg->k, &idx);
+/* ---- constant time: branch-free 32-bit word helpers ------------------------------ */
 
-    if (st != FXDP_OK) {
-        return st;
-    }
-    /* |xc| <= 2^31, |J| <= width < 2^15: no overflow */
-    *y = ct_clamp_i64(xc + ((int64_t)idx - (int64_t)cfg->width), cfg->lo, cfg->hi);
-    return FXDP_OK;
+/* Out of line (GCC): 8-bit AVR spills 32-bit temporaries when these are inlined, and handles
+ * int64 values poorly (hence pointers); noclone keeps GCC from turning a pointer back into a value. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GEO_OUTLINE __attribute__((__noinline__, __noclone__))
+#elif defined(__GNUC__)
+#define GEO_OUTLINE __attribute__((__noinline__))
+#else
+#define GEO_OUTLINE
+#endif
+
+/* Inlined into both entry points (each links only its own copy): one call level less stack. */
+#if defined(__GNUC__)
+#define GEO_INLINE __attribute__((__always_inline__)) static inline
+#else
+#define GEO_INLINE static inline
+#endif
+
+/* The k-bit draw of table_sample_ct.  AVR: through the library's fxdp_bits, so the bit reader is in
+ * flash once (avr-gcc makes it ~400 bytes); elsewhere the inline reader (it is small there, and it
+ * saves the two call levels of fxdp_bits on the stack). */
+#if FXDP_I_PROGMEM
+#define GEO_DRAW(r, k, v) fxdp_bits((r), (k), (v))
+#else
+#define GEO_DRAW(r, k, v) fxdp_i_bits((r), (k), (v))
+#endif
+
+GEO_OUTLINE
+static uint32_t ct_min32(uint32_t a, uint32_t b)     /* min(a, b), unsigned */
+{
+    uint32_t m = 0u - fxdp_i_ct_gt32(a, b);
+    return a ^ ((a ^ b) & m);
+}
+
+static uint32_t ct_max32(uint32_t a, uint32_t b)     /* max(a, b) = a + b - min(a, b) mod 2^32 */
+{
+    return a + b - ct_min32(a, b);
+}
+
+/* The high word of *v's two's complement.  AVR (little endian): bytes 4..7 of its representation,
+ * which saves avr-gcc's 64-bit shift helper. */
+GEO_OUTLINE
+static uint32_t hi32(const int64_t *v)
+{
+#if FXDP_I_PROGMEM
+    const uint8_t *b = (const uint8_t *)v + 4;
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+#else
+    return (uint32_t)((uint64_t)*v >> 32);
+#endif
+}
+
+/* clamp(v, lo, hi), unsigned, lo <= hi */
+GEO_OUTLINE
+static uint32_t ct_clamp32(uint32_t v, uint32_t lo, uint32_t hi)
+{
+    return ct_min32(ct_max32(v, lo), hi);
+}
+
+/* out = clamp(clamp(x, lo, hi) + idx - w, lo, hi) for a checked cfg: lo <= hi within int32,
+ * w = width < 2^15, 0 <= idx <= 2w.  On biased words (v + 2^31: signed order is unsigned order):
+ * x is saturated to int32, then with xc = clamp(x, lo, hi), clamp(xc + J, lo, hi) = xc +
+ * clamp(J, lo - xc, hi - xc), and as |J| <= w the noise bounds can be capped at w: everything
+ * fits 32-bit words. */
+GEO_OUTLINE
+static void geo_ct_value(const fxdp_geometric_cfg *cfg, const int64_t *x, uint32_t idx, int64_t *out)
+{
+    uint32_t lob = (uint32_t)cfg->lo ^ SIGN32, hib = (uint32_t)cfg->hi ^ SIGN32, w = cfg->width;
+    uint32_t xl = (uint32_t)*x, xh = hi32(x);
+    uint32_t d = xh + (xl >> 31);                           /* 0 iff x is within int32 */
+    uint32_t m = 0u - ((d | (0u - d)) >> 31);               /* all ones iff x is not */
+    uint32_t sat = 0u - ((xh >> 31) ^ 1u);                  /* x saturated to int32, biased */
+    uint32_t xc = ct_clamp32((sat & m) | ((xl ^ SIGN32) & ~m), lob, hib);    /* lo <= xc <= hi */
+
+    xc += ct_clamp32(idx, w - ct_min32(xc - lob, w), w + ct_min32(hib - xc, w)) - w;  /* + J clamped */
+    *out = (int64_t)xc - INT64_C(2147483648);
 }
 
 /* ---- release ------------------------------------------------------------------ */
 
 static fxdp_status geo_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x,
-                             const int64_t *out, int ct)
+                             const int64_t *out)
 {
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
@@ -86,27 +139,63 @@ static fxdp_status geo_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, c
     if (cfg->n < 1u || cfg->n > FXDP_GEOMETRIC_MAX_N || cfg->lo > cfg->hi) {
         return FXDP_ERR_PARAM;
     }
-    if (ct) {
-        /* the proved table: bounds within int32, 2 width + 1 <= 2^16 entries, k in 1..32 */
-        if (cfg->k < 1u || cfg->k > 32u || cfg->width < 1u || cfg->width > 32767u || cfg->thresholds == NULL ||
-            cfg->lo < -INT64_C(2147483648) || cfg->hi > INT64_C(2147483647) ||
-            (uint64_t)cfg->thresholds[2u * cfg->width - 1u] >= (UINT64_C(1) << cfg->k)) {
-            return FXDP_ERR_PARAM;
-        }
-    } else if (cfg->s == 0u || cfg->t == 0u) {
+    if (cfg->s == 0u || cfg->t == 0u) {
         return FXDP_ERR_PARAM;      /* scale 0 (no noise) is not a device mechanism */
     }
     return fxdp_i_ready(r);
 }
 
-/* Publish y[0..n) to out only if every draw succeeded (st == FXDP_OK), then wipe y.
- * Each entry point runs its own loop, so the constant-time form references only
- * the table sampler and the lazy form only the CKS sampler (no dead code linked). */
-static fxdp_status geo_finish(const fxdp_geometric_cfg *cfg, int64_t *y, int64_t *out, fxdp_status st)
+/* 0 iff *v is within int32: its high word is the sign extension of its low word. */
+GEO_OUTLINE
+static uint32_t not_int32(const int64_t *v)
 {
+    return hi32(v) + ((uint32_t)*v >> 31);
+}
+
+/* The same checks for the constant-time form, on 32-bit words, plus the proved table's:
+ * bounds within int32, 2 width + 1 <= 2^16 entries, k in 1..32, last threshold < 2^k. */
+GEO_OUTLINE
+static fxdp_status geo_ct_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x,
+                                const int64_t *out, int rom)
+{
+    const uint32_t *last;
+    uint32_t v, w;
+    unsigned k;
+
+    if (r == NULL || cfg == NULL || x == NULL || out == NULL || cfg->thresholds == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    w = cfg->width;
+    k = cfg->k;
+    if (cfg->n - 1u >= FXDP_GEOMETRIC_MAX_N || k - 1u >= 32u || w - 1u >= 32767u || not_int32(&cfg->lo) != 0u ||
+        not_int32(&cfg->hi) != 0u || ((uint32_t)cfg->lo ^ SIGN32) > ((uint32_t)cfg->hi ^ SIGN32)) {
+        return FXDP_ERR_PARAM;
+    }
+    last = cfg->thresholds + (size_t)(2u * w - 1u);
+    v = (FXDP_I_PROGMEM && rom) ? fxdp_i_rom_u32(last) : *last;
+    if (k < 32u && (v >> k) != 0u) {
+        return FXDP_ERR_PARAM;
+    }
+    return fxdp_i_ready(r);
+}
+
+fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
+{
+    int64_t y[FXDP_GEOMETRIC_MAX_N];
     volatile int64_t *vy = y;
     uint32_t i;
+    fxdp_status st = geo_check(r, cfg, x, out);
 
+    if (st != FXDP_OK) {
+        return st;
+    }
+    for (i = 0; i < cfg->n; i++) {
+        st = geo_lazy_one(r, cfg, x[i], &y[i]);
+        if (st != FXDP_OK) {
+            break;
+        }
+    }
+    /* publish y[0..n) only if every draw succeeded, then wipe it */
     if (st == FXDP_OK) {
         for (i = 0; i < cfg->n; i++) {
             out[i] = vy[i];
@@ -118,38 +207,46 @@ static fxdp_status geo_finish(const fxdp_geometric_cfg *cfg, int64_t *y, int64_t
     return st;
 }
 
-fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
+/* The n table draws first (indices kept in a uint16 buffer: 2 width <= 65534), then, only if
+ * every draw succeeded, the n outputs from x and the indices; the buffer is wiped. */
+GEO_INLINE fxdp_status geo_ct_release(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out,
+                                  int rom)
 {
-    int64_t y[FXDP_GEOMETRIC_MAX_N];
-    uint32_t i;
-    fxdp_status st = geo_check(r, cfg, x, out, 0);
+    uint16_t idx[FXDP_GEOMETRIC_MAX_N];
+    volatile uint16_t *vi = idx;
+    unsigned i, n;
+    uint32_t v, nt;
+    fxdp_status st = geo_ct_check(r, cfg, x, out, rom);
 
     if (st != FXDP_OK) {
         return st;
     }
-    for (i = 0; i < cfg->n; i++) {
-        st = geo_lazy_one(r, cfg, x[i], &y[i]);
+    n = (unsigned)cfg->n;                                   /* 1..16 */
+    nt = 2u * cfg->width;                                   /* 2..65534 thresholds */
+    for (i = 0; i < n; i++) {
+        /* table_sample_ct: one k-bit draw, then the full scan */
+        st = GEO_DRAW(r, cfg->k, &v);
         if (st != FXDP_OK) {
             break;
         }
+        vi[i] = (uint16_t)(nt - (rom ? fxdp_i_table_count_gt_rom(cfg->thresholds, nt, v)
+                                     : fxdp_i_table_count_gt(cfg->thresholds, nt, v)));
     }
-    return geo_finish(cfg, y, out, st);
+    for (i = 0; i < n; i++) {
+        if (st == FXDP_OK) {
+            geo_ct_value(cfg, &x[i], vi[i], &out[i]);
+        }
+        vi[i] = 0;
+    }
+    return st;
 }
 
 fxdp_status fxdp_geometric_ct(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
 {
-    int64_t y[FXDP_GEOMETRIC_MAX_N];
-    uint32_t i;
-    fxdp_status st = geo_check(r, cfg, x, out, 1);
+    return geo_ct_release(r, cfg, x, out, 0);
+}
 
-    if (st != FXDP_OK) {
-        return st;
-    }
-    for (i = 0; i < cfg->n; i++) {
-        st = geo_ct_one(r, cfg, x[i], &y[i]);
-        if (st != FXDP_OK) {
-            break;
-        }
-    }
-    return geo_finish(cfg, y, out, st);
+fxdp_status fxdp_geometric_ct_rom(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
+{
+    return geo_ct_release(r, cfg, x, out, 1);
 }

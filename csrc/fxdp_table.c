@@ -22,6 +22,30 @@ fxdp_status fxdp_i_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint
     return FXDP_OK;
 }
 
+uint32_t fxdp_i_table_count_gt(const uint32_t *thresholds, uint32_t n, uint32_t x)
+{
+    uint32_t i, below = 0;
+
+#if FXDP_I_PROGMEM
+    if (n != 0u) {
+        below = fxdp_i_avr_count_gt(thresholds, n, x, 0);
+    }
+    (void)i;
+#else
+    for (i = 0; i < n; i++) {
+        below += fxdp_i_ct_gt32(thresholds[i], x);
+    }
+#endif
+    return below;
+}
+
+#if FXDP_I_PROGMEM
+uint32_t fxdp_i_table_count_gt_rom(const uint32_t *thresholds, uint32_t n, uint32_t x)
+{
+    return n != 0u ? fxdp_i_avr_count_gt(thresholds, n, x, 1) : 0u;
+}
+#endif
+
 fxdp_status fxdp_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds, unsigned k,
                                  uint32_t *index)
 {

@@ -99,6 +99,9 @@ class DeviceSpec:
     summary: str
     params: list            # Param list of the entry point after (rng, cfg)
     raw: dict
+    # c_function's "_rom" twin when csrc declares one with the same parameters: it reads the cfg's
+    # tables from program memory on AVR (where the exporter then places them), else it is c_function
+    rom_function: str | None = None
 
     @property
     def in_param(self) -> Param:
@@ -166,8 +169,15 @@ def device_spec(m, csrc: Path | None = None) -> DeviceSpec:
         if path.name not in [q.name for q in sources]:
             sources.append(path)
     params = _entry_params(raw["c_function"], raw["cfg_type"], csrc, sources)
+    rom = None
+    if tables:
+        try:
+            if _entry_params(raw["c_function"] + "_rom", raw["cfg_type"], csrc, sources) == params:
+                rom = raw["c_function"] + "_rom"
+        except ValueError:
+            rom = None
     spec = DeviceSpec(raw["c_function"], raw["cfg_type"], str(raw["cfg_init"]), tables, io["input"],
-                      io["output"], sources, str(raw["summary"]), params, raw)
+                      io["output"], sources, str(raw["summary"]), params, raw, rom)
     _check_io(spec, m.kind)
     return spec
 
@@ -322,6 +332,27 @@ def _wrapper_params(spec: DeviceSpec) -> str:
     return f"{x}, fxdp_output_t y[FXDP_OUTPUT_COUNT]"
 
 
+def progmem_target(target) -> bool:
+    """AVR: const data is copied to RAM unless placed in program memory (read with LPM)."""
+    return target.kind == "simavr" or (target.prefix or "").startswith("avr")
+
+
+def entry_function(spec: DeviceSpec, target) -> str:
+    """The csrc function fxdp_release calls: the spec's c_function, or on AVR its "_rom" twin
+    (the tables then go to program memory and take no RAM)."""
+    return spec.rom_function if spec.rom_function and progmem_target(target) else spec.c_function
+
+
+# The generated tables' placement: the same condition as FXDP_I_PROGMEM in csrc/fxdp_internal.h.
+_ROM_MACRO = ["/* AVR (GCC): the tables live in program memory; the *_rom entry point reads them with LPM",
+              " * (csrc/fxdp_internal.h, fxdp_i_rom_u32).  Elsewhere plain const data. */",
+              "#if defined(__AVR__) && defined(__GNUC__) && !defined(__AVR_TINY__)",
+              "#define FXDP_CONFIG_ROM __attribute__((__progmem__))",
+              "#else",
+              "#define FXDP_CONFIG_ROM",
+              "#endif", ""]
+
+
 def render_config_h(m, spec: DeviceSpec, target) -> str:
     ct = 1 if getattr(m, "constant_time", False) else 0
     mech = repr(m).replace("\\", "\\\\").replace('"', '\\"')
@@ -341,7 +372,7 @@ def render_config_h(m, spec: DeviceSpec, target) -> str:
              f"typedef {spec.output['ctype']} fxdp_output_t;   /* one output element */", "",
              "/* The baked parameters (const: placed in flash/ROM where the toolchain does that). */",
              f"extern const {spec.cfg_type} fxdp_cfg;", "",
-             f"/* One release: {spec.c_function}(r, &fxdp_cfg, x, y). */",
+             f"/* One release: {entry_function(spec, target)}(r, &fxdp_cfg, x, y). */",
              f"fxdp_status fxdp_release(fxdp_rng *r, {_wrapper_params(spec)});", "",
              "#ifdef __cplusplus", "}", "#endif", "", "#endif /* FXDP_CONFIG_H */", ""]
     return "\n".join(lines)
@@ -353,8 +384,12 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
              f" * {repr(m)} for {target.name}; see fxdp_config.h.",
              " */",
              '#include "fxdp_config.h"', ""]
+    fn = entry_function(spec, target)
+    rom = fn != spec.c_function
+    if rom:
+        lines += _ROM_MACRO
     for name, ctype, values in spec.tables:
-        lines.append(f"static const {ctype} {name}[{len(values)}] = {{")
+        lines.append(f"static const {ctype} {name}[{len(values)}]{' FXDP_CONFIG_ROM' if rom else ''} = {{")
         lits = [_c_literal(v, ctype) for v in values]
         per = 4 if CTYPES[ctype][0] == 64 else 6
         for i in range(0, len(lits), per):
@@ -364,7 +399,7 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
     lines += [f"const {spec.cfg_type} fxdp_cfg = {init};", "",
               f"fxdp_status fxdp_release(fxdp_rng *r, {_wrapper_params(spec)})",
               "{",
-              f"    return {spec.c_function}(r, &fxdp_cfg, x, y);",
+              f"    return {fn}(r, &fxdp_cfg, x, y);",
               "}", ""]
     return "\n".join(lines)
 
