@@ -170,10 +170,12 @@ def bounded_geometric_mean(noised, mechanism):
     """Mean of the true values from bounded constant-time geometric releases.
 
     Unbiased under saturation at the bounds (see channel_scores); the standard
-    error is the sample standard deviation of the scores over sqrt(n).
+    error is the sample standard deviation of the scores over sqrt(n).  It
+    counts the spread of the true values too, so against one fleet's own mean
+    it is conservative (as for the frequency estimators).
     """
     y = _reports(noised).ravel()
-    outs, w = channel_scores(mechanism)
+    _, w = channel_scores(mechanism)
     lo, hi = mechanism.bounds
     if y.min() < lo or y.max() > hi:
         raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
