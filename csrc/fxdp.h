@@ -300,7 +300,11 @@ fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_
  * Lazy: noise discrete_laplace(s, t), scale t/s (s, t >= 1).
  * Constant time: noise J = table_sample_ct(thresholds, 2 width, k) - width from the proved
  * table (fxdp/samplers/bounded.py): 1 <= k <= 32, 1 <= width <= 32767, bounds within int32,
- * thresholds: 2 width entries, strictly increasing, < 2^k (the last one is checked). */
+ * thresholds: 2 width entries, strictly increasing, < 2^k (the last one stored is checked).
+ * half = 0: thresholds holds all 2 width entries t[0..2 width); half = 1 + c (c in {0, 1}):
+ * the table is symmetric, t[2 width - 1 - i] = 2^k - t[i] + c (true of every proved table;
+ * fxdp export checks it), and thresholds holds only width entries s[i] = t[i] - c (i < width),
+ * so t[i] = s[i] + c and t[2 width - 1 - i] = 2^k - s[i]; the scan derives the other half. */
 typedef struct fxdp_geometric_cfg {
     uint32_t s;
     uint32_t t;
@@ -308,6 +312,7 @@ typedef struct fxdp_geometric_cfg {
     int64_t hi;
     uint32_t n;
     uint8_t k;
+    uint8_t half;
     uint32_t width;
     const uint32_t *thresholds;
 } fxdp_geometric_cfg;

@@ -11,6 +11,10 @@
  *                  2 width, k) - width; y = clamp(xc + J, lo, hi), with
  *                  branch-free clamps: the same instructions, memory reads
  *                  and bits (exactly k per value) for every input and draw.
+ *                  cfg->half = 1 + c: only width entries s[i] = t[i] - c
+ *                  are stored (the proved table is symmetric, t[2w-1-i] =
+ *                  2^k - t[i] + c = 2^k - s[i]) and one full pass compares
+ *                  each with the draw u and with 2^k - 1 - u (geo_index).
  *
  * All or nothing: the lazy form builds the n outputs in a stack buffer
  * (FXDP_GEOMETRIC_MAX_N values) and copies them to out only after the last
@@ -77,12 +81,31 @@ static fxdp_status geo_lazy_one(fxdp_rng *r, const fxdp_geometric_cfg *cfg, int6
 #define GEO_DRAW(r, k, v) fxdp_i_bits((r), (k), (v))
 #endif
 
+#if FXDP_I_PROGMEM
+/* AVR: the CP/CPC chain's borrow (a < b) becomes a byte mask (SBC m, m), then b ^ ((a ^ b) & m);
+ * straight-line, 17 cycles (avr-gcc spills the portable form's temporaries: 118 bytes). */
+GEO_OUTLINE
+static uint32_t ct_min32(uint32_t a, uint32_t b)     /* min(a, b), unsigned */
+{
+    uint8_t m;
+
+    __asm__("cp %A[a], %A[b]\n\tcpc %B[a], %B[b]\n\tcpc %C[a], %C[b]\n\tcpc %D[a], %D[b]\n\t"
+            "sbc %[m], %[m]\n\t"
+            "eor %A[a], %A[b]\n\tand %A[a], %[m]\n\teor %A[a], %A[b]\n\t"
+            "eor %B[a], %B[b]\n\tand %B[a], %[m]\n\teor %B[a], %B[b]\n\t"
+            "eor %C[a], %C[b]\n\tand %C[a], %[m]\n\teor %C[a], %C[b]\n\t"
+            "eor %D[a], %D[b]\n\tand %D[a], %[m]\n\teor %D[a], %D[b]"
+            : [a] "+r"(a), [m] "=&r"(m) : [b] "r"(b));
+    return a;
+}
+#else
 GEO_OUTLINE
 static uint32_t ct_min32(uint32_t a, uint32_t b)     /* min(a, b), unsigned */
 {
     uint32_t m = 0u - fxdp_i_ct_gt32(a, b);
     return a ^ ((a ^ b) & m);
 }
+#endif
 
 static uint32_t ct_max32(uint32_t a, uint32_t b)     /* max(a, b) = a + b - min(a, b) mod 2^32 */
 {
@@ -153,7 +176,8 @@ static uint32_t not_int32(const int64_t *v)
 }
 
 /* The same checks for the constant-time form, on 32-bit words, plus the proved table's:
- * bounds within int32, 2 width + 1 <= 2^16 entries, k in 1..32, last threshold < 2^k. */
+ * bounds within int32, 2 width + 1 <= 2^16 entries, k in 1..32, half in 0..2, last stored
+ * threshold < 2^k. */
 GEO_OUTLINE
 static fxdp_status geo_ct_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x,
                                 const int64_t *out, int rom)
@@ -167,11 +191,12 @@ static fxdp_status geo_ct_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg
     }
     w = cfg->width;
     k = cfg->k;
-    if (cfg->n - 1u >= FXDP_GEOMETRIC_MAX_N || k - 1u >= 32u || w - 1u >= 32767u || not_int32(&cfg->lo) != 0u ||
-        not_int32(&cfg->hi) != 0u || ((uint32_t)cfg->lo ^ SIGN32) > ((uint32_t)cfg->hi ^ SIGN32)) {
+    if (cfg->n - 1u >= FXDP_GEOMETRIC_MAX_N || k - 1u >= 32u || w - 1u >= 32767u || cfg->half > 2u ||
+        not_int32(&cfg->lo) != 0u || not_int32(&cfg->hi) != 0u ||
+        ((uint32_t)cfg->lo ^ SIGN32) > ((uint32_t)cfg->hi ^ SIGN32)) {
         return FXDP_ERR_PARAM;
     }
-    last = cfg->thresholds + (size_t)(2u * w - 1u);
+    last = cfg->thresholds + (size_t)((cfg->half != 0u ? w : 2u * w) - 1u);
     v = (FXDP_I_PROGMEM && rom) ? fxdp_i_rom_u32(last) : *last;
     if (k < 32u && (v >> k) != 0u) {
         return FXDP_ERR_PARAM;
@@ -207,6 +232,61 @@ fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int
     return st;
 }
 
+/* table_sample_ct's index for the k-bit draw u: #{i < 2w : t[i] <= u}, a full scan.
+ *
+ * Half table (cfg->half = 1 + c): the w stored entries are s[i] = t[i] - c, i < w, and the
+ * symmetry t[2w - 1 - i] = 2^k - t[i] + c = 2^k - s[i] gives the other half, so
+ * #{i < 2w : t[i] <= u} = w - #{i < w : s[i] + c > u} + #{i < w : s[i] > 2^k - 1 - u}: one pass
+ * over the stored entries, every one read once and compared twice, nothing overflows (s[i] + c =
+ * t[i] < 2^k, u < 2^k).  Full table (half = 0): the same pass over the 2w entries t[i] with c = 0
+ * and the mirrored bound 2^32 - 1, above every threshold.  cfg->half and k are public parameters.
+ * Out of line, after the draw: its temporaries are not on the stack during the refill. */
+GEO_INLINE uint32_t geo_index(const fxdp_geometric_cfg *cfg, uint32_t u, int rom)
+{
+    const uint32_t *t = cfg->thresholds;
+    uint32_t um = UINT32_C(0xFFFFFFFF);
+    uint8_t c = 0u;
+#if FXDP_I_PROGMEM
+    uint16_t w = (uint16_t)cfg->width;                      /* 1..32767 */
+#else
+    uint32_t w = cfg->width, i, acc;
+#endif
+
+    if (cfg->half == 0u) {
+        w += w;
+    } else {
+        um = fxdp_i_mask32_nz(cfg->k) - u;
+        c = (uint8_t)(cfg->half - 1u);
+    }
+#if FXDP_I_PROGMEM
+    return fxdp_i_avr_count_gt2(t, w, u, um, c, rom);
+#else
+    (void)rom;
+    acc = w;
+    for (i = 0; i < w; i++) {
+        uint32_t v = t[i];
+        acc += fxdp_i_ct_gt32(v, um) - fxdp_i_ct_gt32(v + c, u);
+    }
+    return acc;
+#endif
+}
+
+GEO_OUTLINE
+static uint32_t geo_index_ram(const fxdp_geometric_cfg *cfg, uint32_t u)
+{
+    return geo_index(cfg, u, 0);
+}
+
+#if FXDP_I_PROGMEM
+GEO_OUTLINE
+static uint32_t geo_index_rom(const fxdp_geometric_cfg *cfg, uint32_t u)
+{
+    return geo_index(cfg, u, 1);
+}
+#else
+#define geo_index_rom geo_index_ram
+#endif
+
 /* The n table draws first (indices kept in a uint16 buffer: 2 width <= 65534), then, only if
  * every draw succeeded, the n outputs from x and the indices; the buffer is wiped. */
 GEO_INLINE fxdp_status geo_ct_release(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out,
@@ -215,22 +295,20 @@ GEO_INLINE fxdp_status geo_ct_release(fxdp_rng *r, const fxdp_geometric_cfg *cfg
     uint16_t idx[FXDP_GEOMETRIC_MAX_N];
     volatile uint16_t *vi = idx;
     unsigned i, n;
-    uint32_t v, nt;
+    uint32_t v;
     fxdp_status st = geo_ct_check(r, cfg, x, out, rom);
 
     if (st != FXDP_OK) {
         return st;
     }
     n = (unsigned)cfg->n;                                   /* 1..16 */
-    nt = 2u * cfg->width;                                   /* 2..65534 thresholds */
     for (i = 0; i < n; i++) {
-        /* table_sample_ct: one k-bit draw, then the full scan */
+        /* table_sample_ct: one k-bit draw, then the full scan(s) */
         st = GEO_DRAW(r, cfg->k, &v);
         if (st != FXDP_OK) {
             break;
         }
-        vi[i] = (uint16_t)(nt - (rom ? fxdp_i_table_count_gt_rom(cfg->thresholds, nt, v)
-                                     : fxdp_i_table_count_gt(cfg->thresholds, nt, v)));
+        vi[i] = (uint16_t)(rom ? geo_index_rom(cfg, v) : geo_index_ram(cfg, v));
     }
     for (i = 0; i < n; i++) {
         if (st == FXDP_OK) {

@@ -128,7 +128,7 @@ def test_rom_twin_is_used_on_avr_only(tmp_path):
         E.generate(m, target, tmp_path / target)
         c = (tmp_path / target / "src" / "fxdp_config.c").read_text()
         assert ("return fxdp_geometric_ct_rom(r, &fxdp_cfg, x, y);" in c) == rom
-        assert ("static const uint32_t fxdp_geometric_thresholds[200] FXDP_CONFIG_ROM = {" in c) == rom
+        assert ("static const uint32_t fxdp_geometric_thresholds[100] FXDP_CONFIG_ROM = {" in c) == rom
         assert ("return fxdp_geometric_ct(r, &fxdp_cfg, x, y);" in c) != rom
     # the lazy form and table-free mechanisms have no twin
     assert E.device_spec(M.make_geometric(10)).rom_function is None
@@ -136,7 +136,7 @@ def test_rom_twin_is_used_on_avr_only(tmp_path):
 
 
 def test_avr_table_in_program_memory(tmp_path):
-    """On the ATmega328P the 800-byte table is in flash (.text), not copied to RAM (.data)."""
+    """On the ATmega328P the 400-byte half table is in flash (.text), not copied to RAM (.data)."""
     import fxdp.export as E
     import fxdp.mechanisms as M
     from fxdp import targets as T
@@ -150,10 +150,112 @@ def test_avr_table_in_program_memory(tmp_path):
                   out_dir=tmp_path / "b")
     syms = subprocess.run(["avr-nm", "-S", str(elf)], capture_output=True, text=True, check=True).stdout
     row = [ln.split() for ln in syms.splitlines() if ln.endswith(" fxdp_geometric_thresholds")]
-    assert row and int(row[0][1], 16) == 800
+    assert row and int(row[0][1], 16) == 400
     assert row[0][2] in "tT", row                     # text (flash), not d/D (RAM)
     assert int(row[0][0], 16) < 0x800000              # a program-memory address (RAM is 0x800000+)
-    assert T.size("avr-atmega328p", elf)["data"] < 800     # strings of main.c, the cfg; not the table
+    assert T.size("avr-atmega328p", elf)["data"] < 400     # strings of main.c, the cfg; not the table
+
+
+# --------------------------------------------------------------------------
+# half table: only s[i] = t[i] - c (i < W) stored, t[2W - 1 - i] = 2^k - t[i] + c = 2^k - s[i]
+
+def _proved_tables():
+    from fractions import Fraction
+    from fxdp.samplers.bounded import make_bounded_laplace_table
+    rnd = random.Random(20261122)
+    cfgs = [(10, (0, 100), None, 32), (3, (0, 7), None, 32), (2, (I32_MIN, I32_MIN + 30), None, 12),
+            (Fraction(7, 2), (-20, 20), None, 32), (1, (0, 1), None, 8), (Fraction(1, 64), (0, 3), None, 32)]
+    for _ in range(150):
+        sc = rnd.choice([Fraction(1, 3), Fraction(1, 2), 1, 2, 5, 10, 37, 1000,
+                         Fraction(rnd.randint(1, 5000), rnd.randint(1, 50))])
+        a = rnd.randint(-50, 50)
+        b = a + rnd.randint(0, 40)
+        ob = None if rnd.random() < 0.5 else (a - rnd.randint(0, 15), b + rnd.randint(0, 15))
+        cfgs.append((sc, (a, b), ob, rnd.choice([8, 9, 12, 16, 20, 24, 31, 32])))
+    out = []
+    for sc, ib, ob, k in cfgs:
+        try:
+            out.append(make_bounded_laplace_table(sc, ib, ob, k))
+        except ValueError:
+            pass
+    return out
+
+
+def test_proved_tables_are_symmetric():
+    """Every table the constructor builds has the half form (checked exactly by the exporter),
+    with c = 0 and c = 1 both occurring: s[i] = t[i] - c stored, t[2W - 1 - i] = 2^k - s[i];
+    a table without the symmetry keeps the full form."""
+    from types import SimpleNamespace
+    from fxdp.mechanisms._device import geometric_half_table
+    seen = set()
+    for tb in _proved_tables():
+        half, thr = geometric_half_table(tb)
+        c = half - 1
+        assert half in (1, 2) and len(thr) == tb.width
+        assert [v + c for v in thr] == list(tb.thresholds[:tb.width])           # s[i] = t[i] - c
+        assert [(1 << tb.k) - v for v in reversed(thr)] == list(tb.thresholds[tb.width:])
+        seen.add((c, tb.k == 32))
+    assert seen == {(0, True), (1, True), (0, False), (1, False)}
+    odd = SimpleNamespace(thresholds=(10, 20, 30, 40), width=2, k=6)     # 64 - 10 + c != 40
+    assert geometric_half_table(odd) == (0, [10, 20, 30, 40])
+    odd = SimpleNamespace(thresholds=(10, 56), width=1, k=6)             # c = 2
+    assert geometric_half_table(odd) == (0, [10, 56])
+
+
+def _pack(draws, k):
+    """Replay words whose bit stream (most significant first) is the k-bit draws, zero padded."""
+    v, nb = 0, 0
+    for d in draws:
+        v, nb = (v << k) | d, nb + k
+    pad = -nb % 32
+    v <<= pad
+    nw = (nb + pad) // 32
+    return [(v >> (32 * (nw - 1 - i))) & 0xFFFFFFFF for i in range(nw)]
+
+
+@pytest.mark.parametrize("fn", ["fxdp_geometric_ct", "fxdp_geometric_ct_rom"])
+def test_half_table_scan_is_the_full_scan(fn):
+    """The half-table cfg gives index #{i < 2W : t[i] <= u} for every draw u tried: 0, 2^k - 1, both
+    sides of every stored threshold and of every mirrored one, random ones."""
+    from fxdp.mechanisms._device import geometric_half_table
+    ffi, lib, native = _lib()
+    rnd = random.Random(7)
+    for tb in _proved_tables()[:60]:
+        k, w, full = tb.k, tb.width, list(tb.thresholds)
+        half, thr = geometric_half_table(tb)
+        top = (1 << k) - 1
+        us = {0, 1, 2, top, top - 1}
+        for t in full:
+            us.update(u for u in (t - 1, t, t + 1) if 0 <= u <= top)
+        us = sorted(us) + [rnd.randint(0, top) for _ in range(20)]
+        n = 16
+        for form, tbl_vals in ((half, thr), (0, full)):
+            tbl = ffi.new("uint32_t[]", tbl_vals)
+            cfg = ffi.new("fxdp_geometric_cfg *", {"s": 1, "t": 1, "lo": -w - 3, "hi": w + 3, "n": n, "k": k,
+                                                    "half": form, "width": w})
+            cfg.thresholds = tbl
+            for j in range(0, len(us), n):
+                draws = us[j:j + n]
+                draws += [0] * (n - len(draws))
+                out = ffi.new("int64_t[]", n)
+                r = native.new_rng_replay(_pack(draws, k))
+                assert getattr(lib, fn)(r, cfg, ffi.new("int64_t[]", n), out) == 0
+                want = [sum(t <= u for t in full) - w for u in draws]
+                assert list(out) == want, (form, k, w, draws)
+
+
+@pytest.mark.parametrize("fn", ["fxdp_geometric_ct", "fxdp_geometric_ct_rom"])
+def test_half_parameter(fn):
+    ffi, lib, native = _lib()
+    for half, thr, ok in ((0, [10, 20, 30, 40], True), (1, [10, 20], True), (2, [10, 20], True),
+                          (3, [10, 20], False), (255, [10, 20], False), (1, [10, 300], False)):
+        cfg = ffi.new("fxdp_geometric_cfg *", {"s": 1, "t": 1, "lo": -5, "hi": 5, "n": 1, "k": 8, "half": half,
+                                                "width": 2})
+        tbl = ffi.new("uint32_t[]", thr)
+        cfg.thresholds = tbl
+        out = ffi.new("int64_t[]", [77])
+        st = getattr(lib, fn)(native.new_rng_seeded(1), cfg, ffi.new("int64_t[]", [0]), out)
+        assert (st == 0) == ok and (ok or out[0] == 77), (half, thr, st)
 
 
 # --------------------------------------------------------------------------

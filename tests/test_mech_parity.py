@@ -346,7 +346,9 @@ def test_device_spec_examples():
     assert spec["tables"] == [("fxdp_rr_thresholds", "uint32_t", [128, 192])]
     spec = make_geometric(10, (0, 100), constant_time=True).device_spec()
     name, ctype, thr = spec["tables"][0]
-    assert (name, ctype, len(thr)) == ("fxdp_geometric_thresholds", "uint32_t", 200)
+    # the half table: t[0..W) of the 2W = 200 thresholds, the mirrored half derived in the scan
+    assert (name, ctype, len(thr)) == ("fxdp_geometric_thresholds", "uint32_t", 100)
+    assert ".half = 1u" in spec["cfg_init"] or ".half = 2u" in spec["cfg_init"]
 
 
 def test_exporter_accepts_every_spec():

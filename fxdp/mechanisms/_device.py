@@ -62,6 +62,22 @@ def _ct_text(ct, bits_per_release):
 # --------------------------------------------------------------------------
 # device_spec builders
 
+def geometric_half_table(table):
+    """(half, stored thresholds) of a proved table for fxdp_geometric_cfg (csrc/fxdp.h).
+
+    When the table is symmetric, t[2W - 1 - i] = 2^k - t[i] + c with c in {0, 1} for every i
+    (what make_bounded_laplace_table builds: mirrored weights, the odd unit of the remainder on
+    the left end), checked here exactly: (1 + c, [t[i] - c for i < W]), the C scan deriving the
+    other half as 2^k - s[i]; otherwise (0, all 2W thresholds)."""
+    t = [int(v) for v in table.thresholds]
+    w, top = int(table.width), 1 << int(table.k)
+    if len(t) == 2 * w:
+        c = t[0] + t[-1] - top
+        if c in (0, 1) and all(t[2 * w - 1 - i] == top - t[i] + c for i in range(w)):
+            return 1 + c, [v - c for v in t[:w]]
+    return 0, t
+
+
 def rr_bool_spec(m):
     ct = m.constant_time
     return {
@@ -141,11 +157,14 @@ def geometric_spec(m, dim=None):
     tables = []
     ct = m.table is not None
     if ct:
-        fields += [("k", u8(m.table.k)), ("width", u32(m.table.width)),
+        half, thr = geometric_half_table(m.table)
+        fields += [("k", u8(m.table.k)), ("half", u8(half)), ("width", u32(m.table.width)),
                    ("thresholds", "fxdp_geometric_thresholds")]
-        tables.append(("fxdp_geometric_thresholds", "uint32_t", [int(v) for v in m.table.thresholds]))
+        tables.append(("fxdp_geometric_thresholds", "uint32_t", thr))
+        stored = (f"{len(thr)} thresholds stored, the mirrored half derived in the scan" if half else
+                  f"{len(thr)} thresholds stored")
         noise = (f"noise from the proved {2 * m.table.width + 1}-entry table over [-{m.table.width}, "
-                 f"{m.table.width}] (one {m.table.k}-bit draw, full scan; table epsilon "
+                 f"{m.table.width}] (one {m.table.k}-bit draw, full scan; {stored}; table epsilon "
                  f"{m.table.epsilon_realized!r}); input clamped to the bounds first")
     else:
         noise = f"exact discrete Laplace noise of scale t/s = {m.t}/{m.s}"
@@ -196,10 +215,12 @@ def c_cfg(m, dim=None):
         lo, hi = m.bounds
         cfg = ffi.new("fxdp_geometric_cfg *", {"s": m.s, "t": m.t, "lo": lo, "hi": hi, "n": dim or 1})
         if m.table is not None:
-            tbl = ffi.new("uint32_t[]", [int(v) for v in m.table.thresholds])
+            half, thr = geometric_half_table(m.table)
+            tbl = ffi.new("uint32_t[]", thr)
             keep.append(tbl)
             cfg.thresholds = tbl
             cfg.k = m.table.k
+            cfg.half = half
             cfg.width = m.table.width
         name = "fxdp_geometric"
     else:

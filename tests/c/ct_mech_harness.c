@@ -99,6 +99,7 @@ int main(void)
             cg.hi = (int64_t)hi;
             cg.n = (uint32_t)n;
             cg.k = (uint8_t)k;
+            cg.half = 0u;                   /* the full table (m = 2 width entries) */
             cg.width = (uint32_t)width;
             cg.thresholds = table;
             for (i = 0; i < (uint32_t)n; i++) {

@@ -165,6 +165,7 @@ int main(int argc, char **argv)
             if (rnd(20) == 0) { cfg.lo = INT64_MIN; cfg.hi = INT64_MAX; }
             cfg.n = garbage ? (uint32_t)rnd64() : rnd(18);
             cfg.k = (uint8_t)(garbage ? rnd(40) : 8u + rnd(25));
+            cfg.half = (uint8_t)(garbage ? rnd(5) : rnd(3));
             cfg.width = garbage ? rnd(40000) : 1u + rnd(200);
             fill_table(cfg.width < 32768u ? 2u * cfg.width : 0u, cfg.k);
             cfg.thresholds = rnd(20) == 0 ? NULL : tbl;
