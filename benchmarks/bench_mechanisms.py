@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fxdp.mechanisms import (make_geometric, make_randomized_response,  # noqa: E402
                              make_randomized_response_bool)
+from fxdp.mechanisms import _fleet  # noqa: E402
 from fxdp.mechanisms import _kernels_mech as km  # noqa: E402
 from fxdp.samplers import _kernels as K  # noqa: E402
 
@@ -108,7 +109,7 @@ def fleet_rate(m, x, repeat, threads):
 
 
 def fleet_bits(m, x):
-    _, _, bits, _ = km.simulate_detailed(m, x[:20000], SEED)
+    _, _, bits, _ = _fleet.simulate_detailed(m, x[:20000], SEED)
     return float(bits.mean())
 
 
@@ -376,7 +377,7 @@ def main(argv=None):
     for ct in (False, True):
         m = make_randomized_response(list(range(t)), pk, constant_time=ct)
         out = np.empty(n, dtype=np.int64)
-        thr = km.rr_thresholds(m)
+        thr = m.thresholds_u32()
 
         def run(state, m=m, out=out, ct=ct, thr=thr):
             km.stream_rr(state, m.t, m.w0, m.bits, thr, ct, xk, out)
@@ -399,7 +400,7 @@ def main(argv=None):
     row(mech + " (float)", "numpy float, clip(x + geometric - geometric)", np_rate, n, None, np_rate)
     for ct in (True, False):
         m = make_geometric(10, (0, 100), constant_time=ct)
-        mode, s, tt, lo, hi, thr, k, width = km.geometric_params(m)
+        mode, s, tt, lo, hi, thr, k, width = m.kernel_params()
         out = np.empty(n, dtype=np.int64)
 
         def run(state, out=out, mode=mode, s=s, tt=tt, lo=lo, hi=hi, thr=thr, k=k, width=width):

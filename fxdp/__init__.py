@@ -15,27 +15,34 @@ __version__ = "0.1.0"
 _LAZY = {
     "QFormat": ("fxdp.fixed", "QFormat"),
     "Generator": ("fxdp.generator", "Generator"),
-    "make_randomized_response_bool": ("fxdp.mechanisms", "make_randomized_response_bool"),
-    "make_randomized_response": ("fxdp.mechanisms", "make_randomized_response"),
-    "make_rappor": ("fxdp.mechanisms", "make_rappor"),
-    "make_rappor_full": ("fxdp.mechanisms", "make_rappor_full"),
-    "make_geometric": ("fxdp.mechanisms", "make_geometric"),
-    "make_laplace_fixed": ("fxdp.mechanisms", "make_laplace_fixed"),
-    "make_planar_laplace_fixed": ("fxdp.mechanisms", "make_planar_laplace_fixed"),
     "audit": ("fxdp.audit", "audit"),
     "estimate": ("fxdp.estimate", None),
     "export": ("fxdp.export", None),
     "config": ("fxdp.config", None),
     "plots": ("fxdp.plots", None),
+    "registry": ("fxdp.registry", None),
 }
 
-__all__ = ["EntropyError", "RangeError", "__version__", *_LAZY]
+
+def _constructor_names():
+    """make_<kind> for every kind of fxdp.registry (reading it imports no mechanism)."""
+    from .registry import kinds
+    return [f"make_{k}" for k in kinds()]
 
 
 def __getattr__(name):
+    import importlib
+    if name == "__all__":
+        return ["EntropyError", "RangeError", "__version__", *_LAZY, *_constructor_names()]
+    if name.startswith("make_"):
+        from .registry import _KINDS
+        entry = _KINDS.get(name[len("make_"):])
+        if entry is not None:
+            value = entry.constructor()
+            globals()[name] = value
+            return value
     if name not in _LAZY:
         raise AttributeError(f"module 'fxdp' has no attribute {name!r}")
-    import importlib
     module, attr = _LAZY[name]
     mod = importlib.import_module(module)
     value = mod if attr is None else getattr(mod, attr)
@@ -44,4 +51,5 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(__all__)
+    return sorted(["EntropyError", "RangeError", "__version__", *_LAZY, *_constructor_names()])
+

@@ -150,6 +150,19 @@ def cmd_plot(args):
     return 0
 
 
+def cmd_mechanisms(args):
+    from .registry import get, kinds
+    rows = [{"kind": k, "constructor": f"fxdp.make_{k}", "exportable": get(k).exportable,
+             "summary": get(k).summary} for k in kinds()]
+    if args.json:
+        _print_json({"mechanisms": rows})
+    else:
+        width = max(len(r["kind"]) for r in rows)
+        for r in rows:
+            print(f"{r['kind']:<{width}}  {'export ' if r['exportable'] else 'host   '}  {r['summary']}")
+    return 0
+
+
 def cmd_demo(args):
     from .demo import format_report, run_demo
     report = run_demo(out=args.out, devices=args.devices, seed=args.seed, releases=args.releases,
@@ -203,6 +216,9 @@ def build_parser():
     pl.add_argument("--seed", type=int, default=0)
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(func=cmd_plot)
+    k = sub.add_parser("mechanisms", help="list the mechanism kinds (TOML kind = make_<kind>) and which export")
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(func=cmd_mechanisms)
     t = sub.add_parser("targets", help="list MCU targets and whether their tools are installed")
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=cmd_targets)
@@ -213,7 +229,7 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, OSError, ImportError) as exc:
+    except (ValueError, TypeError, OSError, ImportError) as exc:
         print(f"fxdp {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -27,15 +27,14 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from . import mechanisms
+from . import registry
 
 _RATIONAL = re.compile(r"^\s*-?\d+\s*/\s*\d+\s*$|^\s*-?\d+(\.\d*)?([eE]-?\d+)?\s*$")
 
 
 def constructors():
-    """{kind: constructor} for every mechanism."""
-    return {name[len("make_"):]: getattr(mechanisms, name)
-            for name in sorted(dir(mechanisms)) if name.startswith("make_")}
+    """{kind: constructor} for every mechanism kind of fxdp.registry."""
+    return registry.constructors()
 
 
 def _convert(value):
@@ -50,12 +49,11 @@ def mechanism_from_table(table):
     """Build a mechanism from a [mechanism] table (dict with `kind` and keyword arguments)."""
     if not isinstance(table, dict) or "kind" not in table:
         raise ValueError("config: a [mechanism] table with a `kind` key is required; "
-                         f"kinds: {', '.join(constructors())}")
-    kinds = constructors()
+                         f"kinds: {', '.join(registry.kinds())}")
     kind = table["kind"]
-    if kind not in kinds:
-        raise ValueError(f"config: unknown mechanism kind {kind!r}; valid kinds: {', '.join(kinds)}")
-    make = kinds[kind]
+    if kind not in registry.kinds():
+        raise ValueError(f"config: unknown mechanism kind {kind!r}; valid kinds: {', '.join(registry.kinds())}")
+    make = registry.constructor(kind)
     allowed = list(inspect.signature(make).parameters)
     kwargs = {k: _convert(v) for k, v in table.items() if k != "kind"}
     unknown = sorted(set(kwargs) - set(allowed))

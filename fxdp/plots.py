@@ -28,11 +28,10 @@ from fractions import Fraction
 
 import numpy as np
 
-RAPPOR_MAX_K = 10          # basic RAPPOR: outputs enumerated up to 2^10 bit vectors
-WINDOW_CELLS = 20          # the zoomed panel: about this many cells each side of the inputs
+from .mechanisms.base import check_mechanism
+from .mechanisms.distribution import WINDOW_CELLS, OutputDistribution  # noqa: F401  (public data type)
+
 DENSE = 400                # more outputs than this: lines instead of stems, plus a zoomed panel
-CLOSED_FORM_TAIL = 40      # closed forms: cells with P >= ~exp(-40) relative to the mode
-MAX_CLOSED_FORM_CELLS = 1 << 21
 
 
 def _plt():
@@ -54,50 +53,6 @@ def _fmt(v):
 # ==========================================================================
 # data
 # ==========================================================================
-
-@dataclass
-class OutputDistribution:
-    """Output distributions of one mechanism for the inputs x and x_prime.
-
-    outputs: the output values (labels), in plot order; p, p_prime: float arrays of
-    P(y | x), P(y | x').  exact: the distribution is rational and ``num``, ``num_prime``
-    (Python ints) over ``den`` hold it exactly (``exact_p`` / ``exact_p_prime`` as
-    Fractions).  Otherwise ``logp`` / ``logp_prime`` hold natural logs (closed form) and
-    ``mass_outside`` the probability (under x, x') of the outputs outside the listed window.
-    positions: x coordinates of the outputs (numeric outputs: their value).
-    """
-    mechanism: str
-    x: object
-    x_prime: object
-    outputs: list
-    p: np.ndarray
-    p_prime: np.ndarray
-    exact: bool
-    positions: np.ndarray
-    numeric: bool
-    num: list | None = None
-    num_prime: list | None = None
-    den: int | None = None
-    logp: np.ndarray | None = None
-    logp_prime: np.ndarray | None = None
-    mass_outside: tuple = (0.0, 0.0)
-    d_in: int = 1
-    epsilon_claimed: float | None = None
-    window: tuple | None = None        # (lo, hi): the zoomed panel when outputs are dense
-    note: str = ""
-    path: str | None = None
-
-    @property
-    def exact_p(self):
-        return None if not self.exact else [Fraction(a, self.den) for a in self.num]
-
-    @property
-    def exact_p_prime(self):
-        return None if not self.exact else [Fraction(a, self.den) for a in self.num_prime]
-
-    def __fspath__(self):
-        return str(self.path)
-
 
 @dataclass
 class PrivacyLoss:
@@ -146,302 +101,23 @@ class EstimatorError:
 # exact distributions
 # ==========================================================================
 
-def _kind(m):
-    from .mechanisms.geometric import Geometric
-    from .mechanisms.randomized_response import RandomizedResponse, RandomizedResponseBool
-    from .mechanisms.rappor import Rappor
-    from .mechanisms.rappor_full import RapporFull
-    if getattr(m, "finite_precision", False):
-        from .finite.laplace import LaplaceFixed, LaplaceGrid, PlanarLaplaceFixed, PlanarLaplaceGrid
-        if isinstance(m, (PlanarLaplaceFixed, PlanarLaplaceGrid)):
-            return "planar"
-        if isinstance(m, LaplaceGrid):
-            return "grid"
-        if isinstance(m, LaplaceFixed):
-            return "fixed"
-        raise ValueError(f"no plot for the finite-precision kind {getattr(m, 'kind', m)!r}")
-    if isinstance(m, Geometric):
-        if m.scale == 0:
-            return "geometric0"
-        return "geometric_table" if m.table is not None else "geometric_lazy"
-    if isinstance(m, RandomizedResponseBool):
-        return "rr_bool"
-    if isinstance(m, RandomizedResponse):
-        return "rr"
-    if isinstance(m, Rappor):
-        return "rappor"
-    if isinstance(m, RapporFull):
-        return "rappor_full"
-    if hasattr(m, "output_pmf"):
-        return "generic"
-    raise ValueError(f"no exact output distribution for {m!r}")
-
-
-def _clamp(v, lo, hi):
-    return min(max(v, lo), hi)
-
-
-def _geo_pair(m):
-    lo, hi = m.bounds
-    if m.table is not None and hi - lo + 1 <= 256:
-        from .audit import audit
-        w = audit(m).witness
-        if "x" in w:
-            return w["x"], w["x_prime"]
-    x = (lo + hi) // 2 if hi - lo <= 1 << 31 else _clamp(0, lo, hi)
-    return (x, x + 1) if x < hi else (x - 1, x)
-
-
 def default_pair(m):
     """A neighbouring input pair (x, x'), in the form the plotting functions accept: the audit's
     witness where it is cheap (randomized response, RAPPOR, narrow bounded geometric), else a
-    pair in the middle of the input range (the fixed-point Laplace: 0 and 0 + sensitivity)."""
-    kind = _kind(m)
-    if kind in ("fixed", "grid", "planar"):
-        res = m.qformat.resolution
-        if kind == "planar":
-            c = _clamp(0, m.lo, m.hi) * res
-            return (c, c), (c + m.sensitivity, c)
-        from .finite.plot import _default_pair
-        if kind == "fixed":
-            a, b = _default_pair(m)
-        else:
-            a = _clamp(0, m.lo, m.hi)
-            b = a + m.delta_raw if a + m.delta_raw <= m.hi else max(a - m.delta_raw, m.lo)
-        return Fraction(a) * res, Fraction(b) * res
-    if kind.startswith("geometric"):
-        if kind == "geometric0":
-            lo, hi = m.bounds
-            x = _clamp(0, lo, hi)
-            return (x, x + 1) if x < hi else (x - 1, x)
-        return _geo_pair(m)
-    if kind == "rappor_full":
-        _check_rappor_full(m)
-    from .audit import audit
-    w = audit(m).witness
-    if "x" in w and "x_prime" in w:
-        return w["x"], w["x_prime"]
-    return m.audit_pairs()[0]
-
-
-def _exact_from_pmfs(p, q, order=None):
-    """Union support of two {y: Fraction} dicts -> (outputs, num, num', den)."""
-    outs = list(order) if order is not None else sorted(set(p) | set(q), key=_sort_key)
-    den = 1
-    for d in (p, q):
-        for v in d.values():
-            den = den * v.denominator // math.gcd(den, v.denominator)
-    num = [int(Fraction(p.get(y, 0)) * den) for y in outs]
-    nump = [int(Fraction(q.get(y, 0)) * den) for y in outs]
-    return outs, num, nump, den
-
-
-def _sort_key(y):
-    if y is None:
-        return (2, 0)
-    if isinstance(y, (bool, int, Fraction, float)):
-        return (0, y)
-    return (1, str(y))
-
-
-def _exact_dist(name, x, xp, outs, num, nump, den, positions, numeric, **kw):
-    fden = float(den)
-    p = np.array([a / fden for a in num]) if den < 1 << 1000 else \
-        np.array([float(Fraction(a, den)) for a in num])
-    q = np.array([a / fden for a in nump]) if den < 1 << 1000 else \
-        np.array([float(Fraction(a, den)) for a in nump])
-    return OutputDistribution(name, x, xp, outs, p, q, True, np.asarray(positions, dtype=np.float64), numeric,
-                              num=num, num_prime=nump, den=den, **kw)
-
-
-def _log_laplace_censored(g, xg, lo_g, hi_g, log_rho):
-    """ln P(output = g) for clamp(xg + Z, lo_g, hi_g), P(Z = z) = (1-rho)/(1+rho) rho^|z|
-    (numpy arrays of integer g in [lo_g, hi_g])."""
-    if lo_g == hi_g:
-        return np.zeros(len(g))
-    rho = math.exp(log_rho)
-    log_norm = math.log1p(-rho) - math.log1p(rho)
-    z = (g - xg).astype(np.float64)
-    out = log_norm + np.abs(z) * log_rho
-    # censored ends: P(Z <= z) = rho^-z/(1+rho) (z <= 0) or 1 - rho^(z+1)/(1+rho) (z >= 0)
-    for edge, sign in ((lo_g, 1), (hi_g, -1)):
-        hit = g == edge
-        if hit.any():
-            zz = sign * (edge - xg)                 # tail P(sign*Z <= zz)
-            if zz <= 0:
-                val = -zz * log_rho - math.log1p(rho)
-            else:
-                val = math.log1p(-math.exp((zz + 1) * log_rho) / (1 + rho))
-            out = np.where(hit, val, out)
-    return out
-
-
-def _closed_form(name, x, xp, lo_g, hi_g, xg, xpg, log_rho, step, res, **kw):
-    """The censored discrete Laplace for two grid inputs (irrational: logs and floats), on the
-    cells within CLOSED_FORM_TAIL / (s/t) of the inputs (at most MAX_CLOSED_FORM_CELLS)."""
-    half = int(math.ceil(CLOSED_FORM_TAIL / -log_rho))
-    span = abs(xg - xpg) + 2 * half + 1
-    if span > MAX_CLOSED_FORM_CELLS:
-        half = max(WINDOW_CELLS, (MAX_CLOSED_FORM_CELLS - abs(xg - xpg)) // 2)
-    a = max(lo_g, min(xg, xpg) - half)
-    b = min(hi_g, max(xg, xpg) + half)
-    g = np.arange(a, b + 1, dtype=np.int64)
-    lp = _log_laplace_censored(g, xg, lo_g, hi_g, log_rho)
-    lq = _log_laplace_censored(g, xpg, lo_g, hi_g, log_rho)
-    p, q = np.exp(lp), np.exp(lq)
-    outside = (max(0.0, 1.0 - math.fsum(p)), max(0.0, 1.0 - math.fsum(q)))
-    if res == 1 and step == 1:
-        outs = g.tolist()
-        pos = g.astype(np.float64)
-    else:
-        pos = g.astype(np.float64) * float(step * res)        # exact: dyadic values
-        outs = pos.tolist()
-    return OutputDistribution(name, x, xp, outs, p, q, False, pos, True, logp=lp, logp_prime=lq,
-                              mass_outside=outside, **kw)
-
-
-def _check_rappor_full(m):
-    d = m._support()
-    if d > RAPPOR_MAX_K:
-        raise ValueError(f"full RAPPOR: the audit support has min(2h, k) = {d} bits, 2^{d} report patterns: "
-                         f"the exact distribution is enumerated only up to {RAPPOR_MAX_K} bits (fxdp.audit "
-                         "gives the worst case in product form)")
+    pair in the middle of the input range (the fixed-point Laplace: 0 and 0 + sensitivity).
+    Each mechanism family gives its own (``Mechanism.default_pair``)."""
+    return check_mechanism(m, "default_pair").default_pair()
 
 
 def output_distribution(m, x=None, x_prime=None):
-    """The exact output distributions of m for x and x' (see OutputDistribution); no drawing."""
-    kind = _kind(m)
+    """The exact output distributions of m for x and x' (see OutputDistribution); no drawing.
+    Each mechanism family computes its own (``Mechanism.output_distribution``)."""
+    check_mechanism(m, "output_distribution")
     if (x is None) != (x_prime is None):
         raise ValueError("give both x and x_prime, or neither (a default neighbouring pair)")
     if x is None:
-        x, x_prime = default_pair(m)
-    name = repr(m)
-
-    if kind == "planar":
-        raise ValueError("planar mechanisms have 2-D outputs: plot_output_distribution draws them as heat maps "
-                         "(fxdp.finite.plot.plot_distributions); there is no 1-D distribution or loss profile")
-
-    if kind == "fixed":
-        from .finite.audit_finite import _Dist1D
-        from .finite.plot import _dist_cache
-        res = m.qformat.resolution
-        xr, xpr = m.check_input(x), m.check_input(x_prime)
-        dist = _dist_cache(m, _Dist1D)
-        p, q = dist.pmf(xr), dist.pmf(xpr)
-        gs = [g for g in range(m.lo, m.hi + 1, m.step) if g in p or g in q]
-        exc = None in p or None in q
-        order = gs + ([None] if exc else [])
-        num = [p.get(g, 0) for g in order]
-        nump = [q.get(g, 0) for g in order]
-        pos = np.array(gs, dtype=np.float64) * float(res)          # exact: dyadic values
-        outs = pos.tolist()
-        if exc:
-            outs.append(None)
-            gap = max(2 * m.step, (m.hi - m.lo) // 25)
-            pos = np.append(pos, float(Fraction(m.hi + gap) * res))
-        d_in = max(1, math.ceil(abs(Fraction(xpr - xr) * res) / m.sensitivity))
-        step = float(m.L or res)
-        cx = float(Fraction(xr + xpr, 2) * res)
-        window = (cx - WINDOW_CELLS * step, cx + WINDOW_CELLS * step)
-        note = "exception (outside [m, M]) drawn at the right" if exc else ""
-        return _exact_dist(name, Fraction(xr) * res, Fraction(xpr) * res, outs, num, nump, dist.total, pos, True,
-                           d_in=d_in, epsilon_claimed=m.privacy_map(d_in), window=window, note=note)
-
-    if kind == "grid":
-        res = m.qformat.resolution
-        xr, xpr = m.check_input(x), m.check_input(x_prime)
-        xg, xpg = (xr + m.half) // m.step, (xpr + m.half) // m.step
-        d_in = max(1, math.ceil(abs(Fraction(xpr - xr) * res) / m.sensitivity))
-        return _closed_form(name, Fraction(xr) * res, Fraction(xpr) * res, m.lo // m.step, m.hi // m.step,
-                            xg, xpg, -m.s / m.t, m.step, res, d_in=d_in, epsilon_claimed=m.privacy_map(d_in),
-                            note="exact discrete Laplace (irrational): closed form")
-
-    if kind.startswith("geometric"):
-        if m.vector:
-            from .validate import check_int
-
-            def one(v, name):
-                if isinstance(v, (list, tuple, np.ndarray)):
-                    if len(v) != 1:
-                        raise ValueError("vector geometric: pass scalar x, x' (or 1-vectors): the noise is "
-                                         "independent per coordinate and the plot shows one coordinate")
-                    v = v[0]
-                return check_int(name, v, -(1 << 63), (1 << 63) - 1)
-            x, xp = one(x, "x"), one(x_prime, "x_prime")
-        else:
-            x, xp = m.check_input(x), m.check_input(x_prime)
-        if x == xp:
-            raise ValueError("x and x_prime must differ")
-        lo, hi = m.bounds
-        d_in = abs(x - xp)
-        eps = m.privacy_map(d_in)
-        note = "one coordinate (noise independent per coordinate)" if m.vector else ""
-        if kind == "geometric_lazy":
-            note = (note + "; " if note else "") + "exact CKS discrete Laplace (irrational): closed form"
-            return _closed_form(name, x, xp, lo, hi, x, xp, -m.s / m.t, 1, 1, d_in=d_in, epsilon_claimed=eps,
-                                note=note)
-        if kind == "geometric0":
-            p, q = {_clamp(x, lo, hi): Fraction(1)}, {_clamp(xp, lo, hi): Fraction(1)}
-        else:
-            p, q = m.table.output_pmf(_clamp(x, lo, hi)), m.table.output_pmf(_clamp(xp, lo, hi))
-        outs, num, nump, den = _exact_from_pmfs(p, q)
-        return _exact_dist(name, x, xp, outs, num, nump, den, [float(y) for y in outs], True, d_in=d_in,
-                           epsilon_claimed=eps, note=note)
-
-    if kind == "rr_bool":
-        x, xp = m.check_input(x), m.check_input(x_prime)
-        outs, num, nump, den = _exact_from_pmfs(m.output_pmf(x), m.output_pmf(xp), order=[False, True])
-        return _exact_dist(name, x, xp, outs, num, nump, den, [0, 1], False,
-                           d_in=int(x != xp), epsilon_claimed=m.privacy_map(int(x != xp)))
-
-    if kind == "rr":
-        def idx(v):
-            i = m.index_of(v)
-            if i == m.t and isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v <= m.t:
-                return int(v)                # a device index (t = not a category)
-            return i
-        xi, xpi = idx(x), idx(x_prime)
-        order = list(range(m.t))
-        _, num, nump, den = _exact_from_pmfs(m.output_pmf(xi), m.output_pmf(xpi), order=order)
-        label = lambda i: m.categories[i] if i < m.t else "(not a category)"   # noqa: E731
-        d_in = int(xi != xpi)
-        return _exact_dist(name, label(xi), label(xpi), list(m.categories), num, nump, den, order, False,
-                           d_in=d_in, epsilon_claimed=m.privacy_map(d_in))
-
-    if kind == "rappor":
-        if m.k > RAPPOR_MAX_K:
-            raise ValueError(f"basic RAPPOR with k = {m.k} bits has 2^{m.k} outputs: the exact distribution is "
-                             f"enumerated only up to k = {RAPPOR_MAX_K} (the loss factors over bits: "
-                             "fxdp.audit gives the worst case in product form)")
-        x, xp = m.check_input(x), m.check_input(x_prime)
-        outs = [tuple((j >> i) & 1 for i in range(m.k)) for j in range(1 << m.k)]
-
-        def pmf(v):
-            res = {}
-            for y in outs:
-                pr = Fraction(1)
-                for xi, yi in zip(v, y):
-                    b1 = m.bit_pmf(xi)
-                    pr *= b1 if yi else 1 - b1
-                res[y] = pr
-            return res
-        _, num, nump, den = _exact_from_pmfs(pmf(x), pmf(xp), order=outs)
-        labels = ["".join(map(str, y)) for y in outs]
-        d_in = int(x != xp)
-        return _exact_dist(name, x, xp, labels, num, nump, den, list(range(len(outs))), False,
-                           d_in=d_in, epsilon_claimed=m.privacy_map(d_in),
-                           note="outputs: bit vectors y_0 y_1 ... y_(k-1)")
-
-    # full RAPPOR (Bloom patterns on the audit support) and any mechanism with output_pmf
-    if kind == "rappor_full":
-        _check_rappor_full(m)
-    p, q = m.output_pmf(x), m.output_pmf(x_prime)
-    outs, num, nump, den = _exact_from_pmfs(p, q)
-    labels = ["".join(map(str, y)) if isinstance(y, tuple) else y for y in outs]
-    d_in = int(x != x_prime)
-    note = "outputs: report bits on the audit support" if kind == "rappor_full" else ""
-    return _exact_dist(name, x, x_prime, labels, num, nump, den, list(range(len(outs))), False,
-                       d_in=d_in, epsilon_claimed=m.privacy_map(d_in), note=note)
+        x, x_prime = m.default_pair()
+    return m.output_distribution(x, x_prime)
 
 
 def privacy_loss(m, x=None, x_prime=None, dist=None):
@@ -595,12 +271,11 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
     OutputDistribution (data + path).  x, x_prime None: default_pair(m).  path None: data only.
     Many outputs (> DENSE): the whole distribution as lines, and a zoomed panel of stems around
     the inputs.  Planar mechanisms: the two output grids as heat maps (fxdp.finite.plot), no data."""
-    if _kind(m) == "planar":
+    if check_mechanism(m, "plot_output_distribution").two_dimensional_output:
         if path is None:
             raise ValueError("planar mechanisms: only the heat-map figure is available (give a path)")
         _plt()
-        from .finite.plot import plot_distributions
-        plot_distributions(m, path, x, x_prime)
+        m.draw_heatmaps(path, x, x_prime)
         empty = np.zeros(0)
         return OutputDistribution(repr(m), x, x_prime, [], empty, empty, True, empty, False,
                                   note="planar: heat maps of the two output grids", path=path)
@@ -643,7 +318,7 @@ def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
     """Draw the privacy-loss profile L(y) = ln P(y | x)/P(y | x') of m over every output, with
     +-epsilon claimed (privacy map at d_in) and the worst output marked, to path; returns a
     PrivacyLoss (data + path).  Infinite losses: triangles at the frame.  path None: data only."""
-    if _kind(m) == "planar":
+    if check_mechanism(m, "plot_privacy_loss").two_dimensional_output:
         raise ValueError("planar mechanisms have 2-D outputs: no 1-D privacy-loss profile (use fxdp.audit)")
     plt = _plt() if path is not None else None
     pl = privacy_loss(m, x, x_prime)
@@ -726,6 +401,7 @@ def estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), seed=0, repeats
     1/sqrt(n)); True / False forces it."""
     import time
     from .fleet import estimate_rows, simulate_fleet
+    check_mechanism(m, "estimator_error")
     sizes = np.array(sorted({int(s) for s in sizes}), dtype=np.int64)
     if len(sizes) == 0 or sizes[0] < 2:
         raise ValueError("sizes must hold fleet sizes >= 2")

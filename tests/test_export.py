@@ -123,7 +123,7 @@ def test_unknown_target_lists_the_valid_ones(tmp_path):
 
 
 def test_invalid_mechanism_lists_the_exportable_kinds(tmp_path):
-    with pytest.raises(ValueError) as ei:
+    with pytest.raises(TypeError) as ei:
         E.generate(object(), "host", tmp_path / "x")
     assert "exportable mechanisms" in str(ei.value)
     for kind in E.exportable_kinds():

@@ -12,6 +12,7 @@ import pytest
 import fxdp
 from fxdp.audit import audit
 from fxdp.finite import audit_finite as af
+from fxdp.finite.examples import example_1_1
 from fxdp.finite.laplace import (LaplaceFixed, PlanarLaplaceFixed, make_laplace_fixed, make_laplace_grid,
                                  make_naive_laplace_fixed, make_planar_laplace_fixed, make_planar_laplace_grid)
 
@@ -19,7 +20,7 @@ H = Fraction(1, 2)
 
 
 def test_example_1_1_naive_is_infinite_snapped_is_within_bounds():
-    ex = af.example_1_1()
+    ex = example_1_1()
     naive = ex["naive_pair"]
     assert naive.epsilon_realized == math.inf
     w = naive.witness
@@ -188,11 +189,12 @@ def test_report_json_keys_and_dispatch():
 
 
 def test_plots(tmp_path):
-    from fxdp.finite.plot import plot_distributions, plot_example
+    from fxdp.finite.examples import plot_example
+    from fxdp.finite.plot import plot_distributions
     assert plot_example(tmp_path / "fig1.png").exists()
     m = make_laplace_fixed(H, (-8, 8), sensitivity=2, L=H, qformat="Q9.6")
     assert plot_distributions(m, tmp_path / "d.png").exists()
     p = make_planar_laplace_fixed(Fraction(1, 4), (-2, 2), L=1, qformat="Q11.4", radius_bits=8, angle_bits=8)
     assert plot_distributions(p, tmp_path / "p.png").exists()
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="not a finite-precision mechanism"):
         plot_distributions(fxdp.make_geometric(1), tmp_path / "g.png")

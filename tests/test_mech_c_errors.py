@@ -32,6 +32,7 @@ from fxdp.errors import EntropyError
 from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
                              make_rappor)
 from fxdp.mechanisms import _device as dv
+from fxdp.mechanisms import _fleet
 from fxdp.mechanisms import _kernels_mech as km
 from fxdp.samplers import _kernels as K
 
@@ -325,9 +326,8 @@ def test_c_keystream_exhaustion_in_a_fleet(name, ffi, lib):
     m.release(src, list(x))
     # one 512-bit block per device where a release needs more (some or all devices fail), else none
     first_block = 0xFFFFFFFF - (1 if src.bits_used > 512 else 0)
-    cfg, keep, fn, ct = dv.c_cfg(m, xs.shape[1] if getattr(m, "vector", False) else None)
-    base = fn[:-3] if ct else fn
-    ctype, dtype = dv._IO[base]
+    cc = m.c_config(xs.shape[1] if getattr(m, "vector", False) else None)
+    cfg, ct, base, ctype, dtype = cc.cfg, cc.constant_time, cc.base, cc.ctype, cc.dtype
     xin = np.ascontiguousarray(xs, dtype=dtype)
     out = np.full(xs.shape, 0xA5, dtype=dtype) if dtype == np.uint8 else np.full(xs.shape, -0x5A5A5A5A5A5A5A5B,
                                                                                dtype=dtype)
@@ -346,7 +346,7 @@ def test_c_keystream_exhaustion_in_a_fleet(name, ffi, lib):
     assert (out[failed] == sentinel[failed]).all()
     assert (out[~failed] != sentinel[~failed]).any(axis=1).all() if (~failed).any() else True
     # the Numba fleet agrees device by device
-    out_nb, st_nb, _, _ = km.simulate_detailed(m, xs if getattr(m, "vector", False) else xs, SEED,
+    out_nb, st_nb, _, _ = _fleet.simulate_detailed(m, xs if getattr(m, "vector", False) else xs, SEED,
                                                device_ids=ids, first_block=first_block)
     assert (st_nb == status).all()
     assert (np.asarray(out_nb).reshape(n, -1)[~failed] == out.reshape(n, -1)[~failed]).all()
@@ -382,22 +382,22 @@ MECHS = {
 @pytest.mark.parametrize("name", sorted(MECHS))
 def test_simulate_raises_and_returns_nothing_on_entropy_failure(name, monkeypatch):
     m, x = MECHS[name]
-    monkeypatch.setattr(km, "_FIRST_BLOCK", 0xFFFFFFFF)          # no keystream at all
+    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)          # no keystream at all
     result = None
     with pytest.raises(EntropyError, match="nothing|no output"):
         result = m.simulate(x, SEED)
     assert result is None
-    monkeypatch.setattr(km, "_FIRST_BLOCK", 0)
+    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0)
     assert np.asarray(m.simulate(x, SEED)).shape[0] == 100
 
 
 def test_simulate_raises_when_only_some_devices_fail(monkeypatch):
     """One 512-bit block per device; a lazy 256-bit RAPPOR report reads 2 bits per flip on
     average, so about half the devices run out of keystream."""
-    monkeypatch.setattr(km, "_FIRST_BLOCK", 0xFFFFFFFE)
+    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFE)
     m2 = make_rappor(0.4, 2, 256)
     x2 = np.zeros((400, 256), np.uint8)
-    _, st2, _, _ = km.simulate_detailed(m2, x2, SEED)
+    _, st2, _, _ = _fleet.simulate_detailed(m2, x2, SEED)
     assert 0 < int((st2 == ENTROPY).sum()) < 400
     with pytest.raises(EntropyError, match=r"of 400 devices failed"):
         m2.simulate(x2, SEED)
@@ -412,7 +412,7 @@ def test_numba_single_release_writes_nothing_on_failure():
         assert km.release_rappor(st, m.a, m.bits, True, x, out) == ENTROPY
         assert (out == 0xA5).all()
     g = make_geometric(3, (-20, 20), constant_time=True, vector=True)
-    mode, s, t, lo, hi, thr, k, width = km.geometric_params(g)
+    mode, s, t, lo, hi, thr, k, width = g.kernel_params()
     for budget in range(0, 16):
         st = K.replay_state(_stream_words(SEED, 1, budget))
         out = np.full(16, 7, np.int64)

@@ -24,6 +24,7 @@ from fxdp.bitsource import ChaCha20Source
 from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
                              make_rappor)
 from fxdp.mechanisms import _device as dv
+from fxdp.mechanisms import _fleet
 from fxdp.mechanisms import _kernels_mech as km
 from fxdp.samplers import _kernels as K
 
@@ -87,7 +88,7 @@ def _row_mismatches(a, b, n):
 def test_numba_fleet_equals_c_fleet(name, ct):
     m, x = _make(name, ct, N_FLEET, 1)
     ids = np.arange(N_FLEET, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)   # spread over 64 bits
-    out_nb, st_nb, bits_nb, _ = km.simulate_detailed(m, x, SEED, device_ids=ids)
+    out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, x, SEED, device_ids=ids)
     out_c, st_c, bits_c, _ = dv.c_fleet(m, x, SEED, device_ids=ids)
     assert out_nb.shape == out_c.shape and out_nb.shape[0] == N_FLEET
     assert (st_nb == 0).all() and (st_c == 0).all()
@@ -106,7 +107,7 @@ def test_geometric_unbounded_extremes_numba_equals_c():
     x = np.concatenate([np.full(2000, I64_MAX), np.full(2000, I64_MIN), np.full(2000, I64_MAX - 3),
                         np.full(2000, I64_MIN + 3), g.integers(I64_MIN, I64_MAX, 2000, dtype=np.int64)])
     m = make_geometric(Fraction(5, 2))
-    a = km.simulate_detailed(m, x, SEED)
+    a = _fleet.simulate_detailed(m, x, SEED)
     b = dv.c_fleet(m, x, SEED)
     assert _row_mismatches(a[0], b[0], x.size) == 0 and (a[2] == b[2]).all()
     assert (a[0] >= I64_MAX - 200)[:2000].all() and (a[0] <= I64_MIN + 200)[2000:4000].all()
@@ -132,7 +133,7 @@ def _ref_release(m, src, x):
 def test_reference_equals_numba(name, ct):
     m, x = _make(name, ct, N_REF, 2)
     ids = np.arange(10**9, 10**9 + N_REF, dtype=np.uint64)
-    out, st, bits, _ = km.simulate_detailed(m, x, SEED, device_ids=ids)
+    out, st, bits, _ = _fleet.simulate_detailed(m, x, SEED, device_ids=ids)
     assert (st == 0).all()
     mism = 0
     for i in range(N_REF):
@@ -146,7 +147,7 @@ def test_reference_equals_numba(name, ct):
 def test_reference_equals_numba_scale_zero_and_bounds():
     m = make_geometric(0, (-5, 5), vector=True)
     x = np.arange(-40, 40).reshape(20, 4)
-    out, st, bits, _ = km.simulate_detailed(m, x, SEED)
+    out, st, bits, _ = _fleet.simulate_detailed(m, x, SEED)
     assert (bits == 0).all() and (st == 0).all()
     assert out.tolist() == [m.release(ChaCha20Source(SEED, i), row.tolist()) for i, row in enumerate(x)]
 
@@ -161,8 +162,8 @@ def test_single_release_kernels_follow_the_reference():
     rp = make_rappor(0.3, 2, 20, constant_time=True)
     ge = make_geometric(4, (-10, 10), constant_time=False, vector=True)
     gc = make_geometric(4, (-10, 10), constant_time=True)
-    mode, s, t, lo, hi, thr, k, width = km.geometric_params(ge)
-    cmode, _, _, clo, chi, cthr, ck, cwidth = km.geometric_params(gc)
+    mode, s, t, lo, hi, thr, k, width = ge.kernel_params()
+    cmode, _, _, clo, chi, cthr, ck, cwidth = gc.kernel_params()
     for dev in range(40):
         st_nb = K.seed_state(K.new_state(), SEED, dev)
         src = ChaCha20Source(SEED, dev)
@@ -170,7 +171,7 @@ def test_single_release_kernels_follow_the_reference():
         st, y = km.release_rr_bool(st_nb, rb.a, rb.bits, False, xb)
         assert st == 0 and y == rb.release(src, xb)
         xk = dev % 6
-        st, y = km.release_rr(st_nb, rk.t, rk.w0, rk.bits, km.rr_thresholds(rk), True, xk)
+        st, y = km.release_rr(st_nb, rk.t, rk.w0, rk.bits, rk.thresholds_u32(), True, xk)
         assert st == 0 and y == rk.release_index(src, xk)
         xr = np.zeros(20, np.uint8)
         xr[dev % 20] = 1
@@ -193,7 +194,7 @@ def test_stream_kernels_follow_the_reference(ct):
     xs = np.random.default_rng(4).integers(0, 5, 3000)
     st_nb = K.seed_state(K.new_state(), SEED, 77)
     out = np.zeros(3000, np.int64)
-    assert km.stream_rr(st_nb, rk.t, rk.w0, rk.bits, km.rr_thresholds(rk), ct, xs, out) == (0, 3000)
+    assert km.stream_rr(st_nb, rk.t, rk.w0, rk.bits, rk.thresholds_u32(), ct, xs, out) == (0, 3000)
     src = ChaCha20Source(SEED, 77)
     assert out.tolist() == [rk.release_index(src, int(x)) for x in xs]
     outb = np.zeros(3000, np.bool_)

@@ -90,7 +90,7 @@ def test_estimator_rejects_what_it_cannot_estimate():
         bloom_counts(reports, m)
     m = make_rappor_full(16, 2, 4, F(1, 2), F(1, 4), F(3, 4))
     reports = m.simulate(["a", "b"], 1)
-    with pytest.raises(ValueError, match="full RAPPOR"):
+    with pytest.raises(TypeError, match="full RAPPOR"):
         bloom_counts(reports, object())
     with pytest.raises(ValueError, match="empty"):
         bloom_counts(reports[:0], m)

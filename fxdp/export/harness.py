@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import targets as _targets
-from .generator import CTYPES, DeviceSpec, _c_literal, device_spec, library_sources
+from .spec import CTYPES, DeviceSpec, _c_literal, device_spec, library_sources
 
 MASK32 = 0xFFFFFFFF
 GOLDEN = 0x9E3779B9
@@ -169,40 +169,16 @@ def input_model(m, spec: DeviceSpec | None = None) -> InputModel:
     spec = spec if spec is not None else device_spec(m)
     ctype, count = spec.input["ctype"], spec.input["count"]
     hint = spec.raw.get("input", {})
-    kind = m.kind
-    if kind == "randomized_response_bool":
-        return InputModel("bool", ctype, count, sim_dtype="bool")
-    if kind == "randomized_response":
-        # the lazy device form also answers x = t ("not a category"); the CT form takes members only
-        return InputModel("index", ctype, count, n=m.t if m.constant_time else m.t + 1)
-    if kind == "rappor":
-        return InputModel("bits", ctype, count, ones=m.m, sim_dtype="uint8", sim_flat=False)
-    if kind == "geometric":
-        lo, hi = m.bounds
-        if lo == I64_MIN and hi == I64_MAX:
-            return InputModel("int", ctype, count, lo=-1000, span=2001,
-                              extremes=(I64_MIN, I64_MAX, I64_MIN + 1, I64_MAX - 1, 0),
-                              sim_flat=not m.vector)
-        margin = max(3, (hi - lo) // 4)
-        a, b = max(I64_MIN, lo - margin), min(I64_MAX, hi + margin)
-        span = min(b - a + 1, MASK32)
-        return InputModel("int", ctype, count, lo=a, span=span, extremes=(lo, hi, I64_MIN, I64_MAX),
-                          sim_flat=not m.vector)
-    if kind in ("laplace_fixed", "planar_laplace_fixed", "laplace_grid", "planar_laplace_grid"):
-        # raw fixed-point inputs: the box [lo, hi] widened by a quarter on each side (clamped by
-        # the mechanism), and the box edges and the int64 extremes now and then
-        lo, hi = m.lo, m.hi
-        margin = max(3, (hi - lo) // 4)
-        a, b = max(I64_MIN, lo - margin), min(I64_MAX, hi + margin)
-        return InputModel("int", ctype, count, lo=a, span=min(b - a + 1, MASK32),
-                          extremes=(lo, hi, I64_MIN, I64_MAX, 0), sim_flat=count == 1)
+    model = m.harness_inputs()
+    if model is not None:
+        return InputModel(ctype=ctype, count=count, **model)
     # generic: a spec may state its input domain
     if "min" in hint and "max" in hint:
         lo, hi = int(hint["min"]), int(hint["max"])
         bits, signed = CTYPES[ctype]
         return InputModel("int", ctype, count, lo=lo, span=min(hi - lo + 1, MASK32), extremes=(lo, hi),
                           sim_dtype=f"{'' if signed else 'u'}int{bits}", sim_flat=count == 1)
-    raise ValueError(f"no synthetic input model for mechanism kind {kind!r}: add one in fxdp/export/harness.py "
+    raise ValueError(f"no synthetic input model for mechanism kind {m.kind!r}: give it harness_inputs() "
                      "or give device_spec()['input'] 'min' and 'max'")
 
 
@@ -654,3 +630,27 @@ def check_entropy(res: HarnessResult) -> list[str]:
 __all__ = ["InputModel", "input_model", "hrand", "mix32", "render_harness", "build_harness", "run_harness",
            "simulate_lines", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
            "SALT_PARITY", "SALT_CT", "CT_DEV0"]
+
+
+def verify_on_host(m, fw_dir, seed=0, devices=10_000, build_dir=None):
+    """Build the export in fw_dir on the host with the parity harness, run
+    `devices` releases (device ids 0..devices-1, keyed stream of `seed`,
+    synthetic inputs from fxdp.export.harness.input_model, the same ones
+    passed to m.simulate) and count the releases whose output differs.
+
+    Returns {"releases": devices, "mismatches": M}.  Raises ValueError for a
+    directory that is not an export, and fxdp.targets.TargetError (naming the
+    Debian package) when the host compiler is missing or the build fails.
+    """
+    devices = int(devices)
+    if devices < 1:
+        raise ValueError(f"devices must be >= 1, got {devices}")
+    spec = device_spec(m)
+    library_sources(fw_dir)                     # ValueError if fw_dir is not an export
+    with tempfile.TemporaryDirectory(prefix="fxdp-verify-") as tmp:
+        bdir = Path(build_dir) if build_dir else Path(tmp)
+        elf = build_harness(m, fw_dir, "host", bdir, opt="-O2", seed=seed, n=devices, n_drbg=0,
+                              entropy=False)
+        res = run_harness("host", elf, timeout=max(60.0, devices / 2000))
+    expected = simulate_lines(m, spec, seed, devices)
+    return {"releases": devices, "mismatches": compare(expected, res.parity)}

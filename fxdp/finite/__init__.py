@@ -4,12 +4,9 @@
 * ``fixmath``     integer-only ln and CORDIC, reference implementations;
 * ``laplace``     the mechanisms (fixed-point 1-D / planar Laplace with snapping
                   and truncation, and the exact-grid alternatives);
-* ``audit_finite``exact audit of what the implementation delivers;
+* ``audit_finite`` exact audit of what the implementation delivers;
+* ``examples``    the paper's Example 1.1, built and audited;
 * ``plot``        Figure 1 of the paper (matplotlib, optional).
 
 See docs/finite_precision.md.
 """
-
-# Import order: fxdp.mechanisms re-exports the constructors of .laplace, and .laplace builds on
-# fxdp.mechanisms.base; loading the package first makes either import order work.
-from .. import mechanisms as _mechanisms  # noqa: E402,F401

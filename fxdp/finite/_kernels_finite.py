@@ -889,25 +889,21 @@ def simulate_planar_grid(m, values, seed, device_ids=None, stream=0):
 
 def fill(m, state, values):
     """Releases of raw values from one kernel state (the parity path); returns the output array."""
-    from .laplace import LaplaceFixed, LaplaceGrid, PlanarLaplaceFixed, PlanarLaplaceGrid
-    if isinstance(m, PlanarLaplaceGrid):
+    # the family's forms by their flags (this module imports no mechanism class)
+    if m.planar:
         xs = _values_2d(values)
         out = np.zeros((xs.shape[0], 2), dtype=np.int64)
-        st, n = fill_planar_grid(state, params_grid(m), xs, out)
-    elif isinstance(m, LaplaceGrid):
-        xs = _values_1d(values)
-        out = np.zeros(xs.shape[0], dtype=np.int64)
-        st, n = fill_laplace_grid(state, params_grid(m), xs, out)
-    elif isinstance(m, PlanarLaplaceFixed):
-        xs = _values_2d(values)
-        out = np.zeros((xs.shape[0], 2), dtype=np.int64)
-        st, n = fill_planar(state, params_planar(m), xs, out)
-    elif isinstance(m, LaplaceFixed):
-        xs = _values_1d(values)
-        out = np.zeros(xs.shape[0], dtype=np.int64)
-        st, n = fill_laplace(state, params_1d(m), xs, out)
+        if m.exact_grid:
+            st, n = fill_planar_grid(state, params_grid(m), xs, out)
+        else:
+            st, n = fill_planar(state, params_planar(m), xs, out)
     else:
-        raise ValueError(f"not a finite-precision mechanism: {m!r}")
+        xs = _values_1d(values)
+        out = np.zeros(xs.shape[0], dtype=np.int64)
+        if m.exact_grid:
+            st, n = fill_laplace_grid(state, params_grid(m), xs, out)
+        else:
+            st, n = fill_laplace(state, params_1d(m), xs, out)
     if st != 0:
         from ..errors import raise_for_status
         raise_for_status(int(st), m.kind)

@@ -48,11 +48,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..audit import AuditReport
+from ..reports import AuditReport
 from ..conservative import float_up, log_up
-from . import bounds as bd
-from .laplace import (EXCEPTION_RAW, LaplaceFixed, LaplaceGrid, PlanarLaplaceFixed, PlanarLaplaceGrid,
-                      DELTA_CORDIC)
+from .constants import DELTA_CORDIC
 
 EXHAUSTIVE_MAX_K = 24          # delta_n and Condition 2 measured over every uniform up to this many bits
 PLANAR_EXACT_MAX_KR = 12       # exact planar audit up to this many radius bits (2^(2 kr) radius pairs)
@@ -685,7 +683,7 @@ def audit_grid(m):
     res = m.qformat.resolution
     eps = float_up(m.epsilon_ideal)
     lo = Fraction(m.lo) * res
-    planar = isinstance(m, PlanarLaplaceGrid)
+    planar = m.planar
     witness = {"x": [str(lo), str(lo)] if planar else str(lo),
                "x_prime": "an input D grid steps above x (L1 over the coordinates)" if planar
                else str(lo + m.D * m.L),
@@ -703,21 +701,22 @@ def audit_grid(m):
 
 def audit_finite(m, pairs=None, **kwargs):
     """Exact audit report for any mechanism of fxdp.finite (see the module docstring)."""
-    if isinstance(m, LaplaceGrid):
+    if not getattr(m, "finite_precision", False):
+        raise TypeError(f"audit_finite: not a finite-precision mechanism (fxdp.finite): {m!r}")
+    if m.exact_grid:
         return audit_grid(m)
-    if isinstance(m, PlanarLaplaceFixed):
+    if m.planar:
         return audit_planar(m, **kwargs)
-    if isinstance(m, LaplaceFixed):
-        return audit_laplace_1d(m, pairs=pairs)
-    raise ValueError(f"audit_finite: not a finite-precision mechanism: {m!r}")
+    return audit_laplace_1d(m, pairs=pairs)
 
 
-def example_1_1():
-    """The paper's Example 1.1: (naive mechanism, snapped mechanism, their audits on r1 = 0, r2 = 1 + 2^-5)."""
-    from .laplace import make_laplace_fixed, make_naive_laplace_fixed
-    r1, r2 = Fraction(0), 1 + Fraction(1, 32)
-    naive = make_naive_laplace_fixed(Fraction(1, 2), sensitivity=2, qformat="Q9.6")
-    snapped = make_laplace_fixed(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2), qformat="Q9.6")
-    return {"r1": r1, "r2": r2, "naive": naive, "snapped": snapped,
-            "naive_pair": audit_finite(naive, pairs=[(r1, r2)]),
-            "snapped_pair": audit_finite(snapped, pairs=[(r1, r2)])}
+_DIST_CACHE = {}
+
+
+def dist_cache(m, cls):
+    """cls(m), kept for the last mechanism asked (plots ask for the same one repeatedly)."""
+    key = (id(m), cls)
+    if key not in _DIST_CACHE:
+        _DIST_CACHE.clear()
+        _DIST_CACHE[key] = cls(m)
+    return _DIST_CACHE[key]

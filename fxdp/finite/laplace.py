@@ -80,27 +80,13 @@ from ..mechanisms.geometric import realize_scale
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational
 from . import bounds as bd
+from .constants import (_TRUNC, DELTA_CORDIC, DELTA_LAMBDA, EXCEPTION_RAW, METHOD_DIRECT,  # noqa: F401
+                        METHOD_SCALED, RAW_LIMIT, TRUNC_CLAMP, TRUNC_EXCEPTION)
 from .fixmath import cordic_cos_sin_q30, neglog_q26
 
 __all__ = ["make_laplace_fixed", "make_naive_laplace_fixed", "make_planar_laplace_fixed",
            "make_laplace_grid", "make_planar_laplace_grid", "EXCEPTION_RAW", "parse_qformat",
            "LaplaceFixed", "PlanarLaplaceFixed", "LaplaceGrid", "PlanarLaplaceGrid"]
-
-EXCEPTION_RAW = -(1 << 63)        # the exception value in int64 arrays (simulate, fill kernels)
-METHOD_DIRECT, METHOD_SCALED = 0, 1
-TRUNC_EXCEPTION, TRUNC_CLAMP = 0, 1
-_TRUNC = {"exception": TRUNC_EXCEPTION, "clamp": TRUNC_CLAMP}
-RAW_LIMIT = 1 << 61               # |m|, |M| <= 2^61 raw keeps every intermediate inside int64
-
-# error of lambda = neglog_q26 / 2^26 against -ln(w/2^k), all w, k (value units):
-# 0.5 ulp of Q.26 (= 32 units of 2^-32) + |L32 - lambda 2^32| <= 2.6 (ln) + 0.2 (clamp) + 0.5 (k ln 2)
-DELTA_LAMBDA = Fraction(36, 1 << 32)
-# CORDIC: |cos' - cos|, |sin' - sin| <= 2^-31 (rounding to Q1.30) + 2^-38 (iterations), per component
-DELTA_CORDIC = Fraction(1, 1 << 31) + Fraction(1, 1 << 38)
-
-
-# --------------------------------------------------------------------------
-# parameter helpers
 
 _QNAME = re.compile(r"^(U?)Q(\d+)\.(\d+)$")
 
@@ -203,6 +189,57 @@ class _FixedBase(Mechanism):
 
     def config(self):
         return dict(self._args)
+
+    # --- protocol: audit, estimation, export harness, plots ------------------------
+    planar = False                 # 2-D (x, y) inputs and outputs
+    two_dimensional_output = False
+
+    def exact_audit(self, d_in=1):
+        """The exact finite-precision audit with the Gazeau et al. bounds (fxdp.finite.audit_finite)."""
+        if d_in != 1:
+            return super().exact_audit(d_in)
+        from .audit_finite import audit_finite
+        return audit_finite(self)
+
+    def estimate(self, raw_outputs):
+        """Mean of the true values from raw releases (fixed_point_mean)."""
+        return fixed_point_mean(raw_outputs, self)
+
+    def synthetic_population(self, devices, seed):
+        """Raw fixed-point inputs in the middle half of the safe range [m, M]; truth: their mean."""
+        import numpy as np
+        rng = np.random.default_rng([seed, 0x5EED])
+        span = (self.hi - self.lo) // 4
+        shape = (devices, 2) if self.planar else devices
+        values = rng.integers(self.lo + span, self.hi - span + 1, size=shape).astype(np.int64)
+        return values, values.mean(axis=0) / (1 << self.F)
+
+    def harness_inputs(self):
+        # raw fixed-point inputs: the box [lo, hi] widened by a quarter on each side (clamped by
+        # the mechanism), and the box edges and the int64 extremes now and then
+        i64_min, i64_max = -(1 << 63), (1 << 63) - 1
+        margin = max(3, (self.hi - self.lo) // 4)
+        a, b = max(i64_min, self.lo - margin), min(i64_max, self.hi + margin)
+        return {"kind": "int", "lo": a, "span": min(b - a + 1, (1 << 32) - 1),
+                "extremes": (self.lo, self.hi, i64_min, i64_max, 0), "sim_flat": not self.planar}
+
+    def _clamp_raw(self, v):
+        return min(max(v, self.lo), self.hi)
+
+    def default_pair(self):
+        """Values (not raw): planar (c, c) and (c + sensitivity, c); 1-D see the subclasses."""
+        res = self.qformat.resolution
+        c = self._clamp_raw(0) * res
+        return (c, c), (c + self.sensitivity, c)
+
+    def output_distribution(self, x, x_prime):
+        raise ValueError("planar mechanisms have 2-D outputs: plot_output_distribution draws them as heat maps "
+                         "(fxdp.finite.plot.plot_distributions); there is no 1-D distribution or loss profile")
+
+    def draw_heatmaps(self, path, x=None, x_prime=None):
+        """2-D outputs: the two output grids as heat maps (fxdp.finite.plot), saved to path."""
+        from .plot import plot_distributions
+        return plot_distributions(self, path, x, x_prime)
 
 
 # ==========================================================================
@@ -391,6 +428,48 @@ class LaplaceFixed(_FixedBase):
         from . import _kernels_finite as kf
         return kf.simulate_laplace(self, values, seed, device_ids, stream)
 
+    def default_raw_pair(self):
+        """(x, x') raw: the audit witness when it is a pair of scalars, else 0 and the sensitivity."""
+        res = self.qformat.resolution
+        x = min(max(0, self.lo), self.hi)
+        d = int(self.sensitivity / res)
+        if getattr(self, "naive", False):          # a neighbour that differs in the bits the shift keeps
+            d = min(d, max(1, (1 << self.n_shift) >> 1))
+        return x, min(x + d, self.hi) if x + d <= self.hi else max(x - d, self.lo)
+
+    def default_pair(self):
+        a, b = self.default_raw_pair()
+        res = self.qformat.resolution
+        return Fraction(a) * res, Fraction(b) * res
+
+    def output_distribution(self, x, x_prime):
+        """Exact (Fractions over the 2^k uniforms): every grid output and the exception."""
+        import numpy as np
+        from ..mechanisms.distribution import WINDOW_CELLS, exact_dist
+        from .audit_finite import _Dist1D, dist_cache
+        res = self.qformat.resolution
+        xr, xpr = self.check_input(x), self.check_input(x_prime)
+        dist = dist_cache(self, _Dist1D)
+        p, q = dist.pmf(xr), dist.pmf(xpr)
+        gs = [g for g in range(self.lo, self.hi + 1, self.step) if g in p or g in q]
+        exc = None in p or None in q
+        order = gs + ([None] if exc else [])
+        num = [p.get(g, 0) for g in order]
+        nump = [q.get(g, 0) for g in order]
+        pos = np.array(gs, dtype=np.float64) * float(res)          # exact: dyadic values
+        outs = pos.tolist()
+        if exc:
+            outs.append(None)
+            gap = max(2 * self.step, (self.hi - self.lo) // 25)
+            pos = np.append(pos, float(Fraction(self.hi + gap) * res))
+        d_in = max(1, math.ceil(abs(Fraction(xpr - xr) * res) / self.sensitivity))
+        step = float(self.L or res)
+        cx = float(Fraction(xr + xpr, 2) * res)
+        window = (cx - WINDOW_CELLS * step, cx + WINDOW_CELLS * step)
+        note = "exception (outside [m, M]) drawn at the right" if exc else ""
+        return exact_dist(repr(self), Fraction(xr) * res, Fraction(xpr) * res, outs, num, nump, dist.total, pos,
+                          True, d_in=d_in, epsilon_claimed=self.privacy_map(d_in), window=window, note=note)
+
     def kernel_params(self):
         """Scalars of the Numba / C parameter block (int64)."""
         return (self.k, self.method, self.B, self.shift, self.n_shift, self.lo, self.hi, self.step,
@@ -443,6 +522,7 @@ def make_naive_laplace_fixed(epsilon, sensitivity=1, qformat="Q9.6", uniform_bit
 
 class PlanarLaplaceFixed(_FixedBase):
     """Planar (geo-indistinguishable) Laplace in fixed point, Cartesian snapping, truncation box."""
+    planar = two_dimensional_output = True
     kind = "planar_laplace_fixed"
     input_metric = "EuclideanDistance (d_in in units of `sensitivity`)"
     output_measure = "MaxDivergence"
@@ -649,6 +729,28 @@ class LaplaceGrid(_FixedBase):
     def grid_sensitivity(self):
         return -(-self.delta_raw // self.step)
 
+    def default_pair(self):
+        if self.planar:
+            return super().default_pair()
+        res = self.qformat.resolution
+        a = self._clamp_raw(0)
+        b = a + self.delta_raw if a + self.delta_raw <= self.hi else max(a - self.delta_raw, self.lo)
+        return Fraction(a) * res, Fraction(b) * res
+
+    def output_distribution(self, x, x_prime):
+        """Closed form (the exact discrete Laplace is irrational)."""
+        if self.planar:
+            return super().output_distribution(x, x_prime)
+        from ..mechanisms.distribution import closed_form
+        res = self.qformat.resolution
+        xr, xpr = self.check_input(x), self.check_input(x_prime)
+        xg, xpg = (xr + self.half) // self.step, (xpr + self.half) // self.step
+        d_in = max(1, math.ceil(abs(Fraction(xpr - xr) * res) / self.sensitivity))
+        return closed_form(repr(self), Fraction(xr) * res, Fraction(xpr) * res, self.lo // self.step,
+                           self.hi // self.step, xg, xpg, -self.s / self.t, self.step, res, d_in=d_in,
+                           epsilon_claimed=self.privacy_map(d_in),
+                           note="exact discrete Laplace (irrational): closed form")
+
     def privacy_map(self, d_in):
         d_in = check_int("d_in", d_in, 0)
         return 0.0 if d_in == 0 else float_up(self.epsilon_ideal * d_in)
@@ -691,6 +793,7 @@ def make_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
 
 class PlanarLaplaceGrid(LaplaceGrid):
     """Product of two exact discrete Laplaces on the L grid; Euclidean sensitivity via exact L1 conversion."""
+    planar = two_dimensional_output = True
     kind = "planar_laplace_grid"
     input_metric = "EuclideanDistance (d_in in units of `sensitivity`)"
 
@@ -739,3 +842,28 @@ class PlanarLaplaceGrid(LaplaceGrid):
 def make_planar_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
     """Zero-degradation planar alternative: two exact discrete Laplaces on the L grid."""
     return PlanarLaplaceGrid(epsilon, bounds, sensitivity, L, qformat)
+
+
+# ==========================================================================
+# estimator (floats: statistics on released data)
+# ==========================================================================
+
+def fixed_point_mean(raw_outputs, mechanism):
+    """Mean of the true values from fixed-point Laplace releases (raw outputs of
+    ``m.simulate``; planar: an n x 2 array gives the mean point).
+
+    Exception outputs are dropped; the noise is symmetric, so the mean is unbiased
+    when truncation is rare (it biases toward the centre of [m, M] otherwise).
+    The standard error is the sample standard deviation over sqrt(n).
+    """
+    import numpy as np
+    from ..reports import Estimate
+    raw = np.asarray(raw_outputs, dtype=np.int64)
+    keep = raw != EXCEPTION_RAW
+    if raw.ndim == 2:
+        keep = keep.all(axis=1)
+    vals = raw[keep].astype(np.float64) / (1 << mechanism.F)
+    if vals.shape[0] < 2:
+        raise ValueError("fewer than 2 releases inside [m, M]: nothing to estimate")
+    n = vals.shape[0]
+    return Estimate("mean", vals.mean(axis=0), vals.std(axis=0, ddof=1) / math.sqrt(n))

@@ -1,7 +1,7 @@
 """Plots of exact output distributions (the paper's Figure 1).  matplotlib is optional
 (``pip install fxdp[plot]``) and imported only when a plot is drawn.
 
-* ``plot_example(path)``: Example 1.1 -- the naive scaled fixed-point Laplace (b = 4, d = 6
+* ``fxdp.finite.examples.plot_example(path)``: Example 1.1 -- the naive scaled fixed-point Laplace (b = 4, d = 6
   fractional bits) for the true answers r1 = 0 (black) and r2 = 1 + 2^-5 (green): the two
   supports never meet (every output of r2 ends in binary ...10, every output of r1 in ...00);
   beside it the snapped and truncated mechanism (L = 1/2, [m, M] = [-8, 8]) on the same inputs.
@@ -31,24 +31,12 @@ def _plt():
 
 def _pmf_1d(m, x_raw):
     """{raw output or None: probability (float)} of a 1-D mechanism on raw input x."""
-    from .laplace import LaplaceGrid
-    if isinstance(m, LaplaceGrid):
+    if m.exact_grid:
         return _pmf_grid(m, x_raw)
-    from .audit_finite import _Dist1D
-    dist = _dist_cache(m, _Dist1D)
+    from .audit_finite import _Dist1D, dist_cache
+    dist = dist_cache(m, _Dist1D)
     total = dist.total
     return {k: v / total for k, v in dist.pmf(x_raw).items()}
-
-
-_CACHE = {}
-
-
-def _dist_cache(m, cls):
-    key = (id(m), cls)
-    if key not in _CACHE:
-        _CACHE.clear()
-        _CACHE[key] = cls(m)
-    return _CACHE[key]
 
 
 def _pmf_grid(m, x_raw):
@@ -100,50 +88,15 @@ def _panel_1d(ax, m, x, xp, window=None, title=""):
     ax.legend(fontsize=8)
 
 
-def plot_example(path):
-    """Figure 1 of the paper for Example 1.1, with the snapped mechanism beside it; returns path."""
-    from .audit_finite import example_1_1
-    plt = _plt()
-    ex = example_1_1()
-    naive, snapped = ex["naive"], ex["snapped"]
-    r1 = naive.check_input(ex["r1"])
-    r2 = naive.check_input(ex["r2"])
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    _panel_1d(axes[0], naive, r1, r2, window=(-1, 2.5),
-              title=f"naive: unit Laplace x 4 in Q9.6 (realized eps = "
-                    f"{ex['naive_pair'].epsilon_realized})\nsupports disjoint: r2's outputs end in ...10")
-    s1, s2 = snapped.check_input(ex["r1"]), snapped.check_input(ex["r2"])
-    rep = ex["snapped_pair"]
-    _panel_1d(axes[1], snapped, s1, s2,
-              title=f"snapped L = 1/2, truncated to [-8, 8] (ideal {rep.epsilon_ideal:.3g}, realized "
-                    f"{rep.epsilon_realized:.3g} on this pair,\ntight bound {rep.epsilon_bound_tight:.3g}, "
-                    f"paper bound {rep.epsilon_bound_paper:.3g}); bar at right: exception")
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    return path
-
-
-def _default_pair(m):
-    """(x, x') raw: the audit witness when it is a pair of scalars, else 0 and the sensitivity."""
-    res = m.qformat.resolution
-    x = min(max(0, m.lo), m.hi)
-    d = int(m.sensitivity / res)
-    if getattr(m, "naive", False):          # a neighbour that differs in the bits the shift keeps
-        d = min(d, max(1, (1 << m.n_shift) >> 1))
-    return x, min(x + d, m.hi) if x + d <= m.hi else max(x - d, m.lo)
-
-
 def plot_distributions(m, path, x=None, x_prime=None):
     """Exact output distributions of m for two neighbouring inputs (values), saved to path."""
-    from .laplace import LaplaceFixed, LaplaceGrid, PlanarLaplaceFixed, PlanarLaplaceGrid
+    if not getattr(m, "finite_precision", False):
+        raise TypeError(f"plot_distributions: not a finite-precision mechanism (fxdp.finite): {m!r}")
     plt = _plt()
-    if isinstance(m, (PlanarLaplaceFixed, PlanarLaplaceGrid)):
+    if m.planar:
         return _plot_planar(m, path, x, x_prime, plt)
-    if not isinstance(m, (LaplaceFixed, LaplaceGrid)):
-        raise ValueError(f"plot_distributions: no plot for mechanism kind {getattr(m, 'kind', m)!r}")
     if x is None or x_prime is None:
-        xr, xpr = _default_pair(m)
+        xr, xpr = m.default_raw_pair()
     else:
         xr, xpr = m.check_input(x), m.check_input(x_prime)
     fig, ax = plt.subplots(1, 1, figsize=(9, 4))
@@ -160,7 +113,6 @@ def plot_distributions(m, path, x=None, x_prime=None):
 
 def _plot_planar(m, path, x, x_prime, plt):
     from .audit_finite import _Dist2D
-    from .laplace import PlanarLaplaceGrid
     res = m.qformat.resolution
     if x is None or x_prime is None:
         c = min(max(0, m.lo), m.hi)
@@ -170,7 +122,7 @@ def _plot_planar(m, path, x, x_prime, plt):
         pts = [m.check_input(x), m.check_input(x_prime)]
     gs = np.arange(m.lo, m.hi + 1, m.step)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
-    if isinstance(m, PlanarLaplaceGrid):
+    if m.exact_grid:
         grids = []
         for (a, b) in pts:
             px, py = _pmf_grid(m, a), _pmf_grid(m, b)

@@ -1,10 +1,22 @@
-"""Layer 4: mechanisms."""
-from .base import Mechanism
-from .geometric import make_geometric
-from .randomized_response import make_randomized_response, make_randomized_response_bool
-from .rappor import make_rappor
-from .rappor_full import make_rappor_full
-from ..finite.laplace import make_laplace_fixed, make_laplace_grid, make_naive_laplace_fixed, make_planar_laplace_fixed, make_planar_laplace_grid  # noqa: E501,F401
+"""Layer 4: mechanisms.  One module (or folder) per family; ``fxdp.registry`` names the kinds.
 
-__all__ = ["Mechanism", "make_geometric", "make_randomized_response",
-           "make_randomized_response_bool", "make_rappor", "make_rappor_full"]
+``fxdp.mechanisms.make_<kind>`` is every registered constructor, loaded on first use.
+"""
+from .base import Mechanism
+
+
+def __getattr__(name):
+    if name.startswith("make_"):
+        from ..registry import _KINDS
+        entry = _KINDS.get(name[len("make_"):])
+        if entry is not None:
+            return entry.constructor()
+    raise AttributeError(f"module 'fxdp.mechanisms' has no attribute {name!r}")
+
+
+def __dir__():
+    from ..registry import kinds
+    return sorted(["Mechanism"] + [f"make_{k}" for k in kinds()])
+
+
+__all__ = ["Mechanism"]

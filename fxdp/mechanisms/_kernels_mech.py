@@ -39,13 +39,13 @@ entropy failure), releases its input and records its status and, if
 
 Geometric ``mode``: 0 = scale 0 (no noise, no bits), 1 = lazy, 2 = constant time.
 
-Python driver
--------------
-``simulate(m, values, seed, device_ids=None)`` validates everything, runs the
-fleet kernel and returns the outputs (see each mechanism's ``simulate``), or
-raises (``fxdp.EntropyError``, ``fxdp.RangeError``, ``ValueError``) and
-returns nothing if any device failed.  ``simulate_detailed`` also returns
-per-device statuses and bit positions (for the parity tests).
+Python helpers
+--------------
+Input validation (``check_seed``, ``check_device_ids``, ``int_array``,
+``bits_array``) and error reporting (``_finish``).  The driver that runs a
+mechanism's kernel is generic and lives in ``fxdp.mechanisms._fleet``; each
+mechanism packs its own parameters (``Mechanism.run_fleet``).  This module
+imports no mechanism class.
 """
 from __future__ import annotations
 
@@ -83,7 +83,6 @@ MODE_NONE = 0            # geometric, scale 0
 MODE_LAZY = 1
 MODE_CT = 2
 
-_FIRST_BLOCK = 0         # first keystream block of every device (tests move it)
 
 
 # --------------------------------------------------------------------------
@@ -495,7 +494,7 @@ def check_device_ids(device_ids, n):
     raise ValueError(f"device_ids must be integers in [0, 2^64 - 1], got dtype {arr.dtype}")
 
 
-def _int_array(name, values, ndim, lo, hi):
+def int_array(name, values, ndim, lo, hi):
     """values as an int64 array of ndim dimensions with every entry in [lo, hi] (ints only)."""
     arr = np.asarray(values)
     if arr.ndim != ndim:
@@ -522,14 +521,14 @@ def _int_array(name, values, ndim, lo, hi):
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
-def _bits_array(name, values, ndim):
+def bits_array(name, values, ndim):
     """0/1 (or bool) array -> uint8 array."""
     arr = np.asarray(values)
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if arr.dtype == np.bool_:
         return np.ascontiguousarray(arr, dtype=np.uint8)
-    return np.ascontiguousarray(_int_array(name, arr, ndim, 0, 1), dtype=np.uint8)
+    return np.ascontiguousarray(int_array(name, arr, ndim, 0, 1), dtype=np.uint8)
 
 
 def _finish(out, status, bits, ids, what):
@@ -543,107 +542,3 @@ def _finish(out, status, bits, ids, what):
                         "no output released)",)
             raise
     return out
-
-
-def geometric_params(m):
-    lo, hi = (int(v) for v in m.bounds)
-    if m.scale == 0:
-        return MODE_NONE, 0, 0, lo, hi, _EMPTY_U32, 0, 0
-    if m.table is not None:
-        thr = np.array(m.table.thresholds, dtype=np.uint32)
-        return MODE_CT, 0, 0, lo, hi, thr, m.table.k, m.table.width
-    return MODE_LAZY, m.s, m.t, lo, hi, _EMPTY_U32, 0, 0
-
-
-def rr_thresholds(m):
-    """The k-ary constant-time table as uint32 (cached on the mechanism object)."""
-    thr = getattr(m, "_thresholds_u32", None)
-    if thr is None:
-        thr = np.array(m.thresholds, dtype=np.uint32) if m.constant_time else _EMPTY_U32
-        m._thresholds_u32 = thr
-    return thr
-
-
-def prepare_values(m, values):
-    """Validate a fleet's inputs for mechanism m (ValueError naming the problem, before any
-    draw) and return them in the kernels' device form: RR bool -> bool[n]; k-ary ->
-    int64[n] indices in [0, t]; RAPPOR -> uint8[n, k]; geometric -> int64[n, d] (d = 1
-    for scalar mechanisms)."""
-    from .geometric import Geometric
-    from .randomized_response import RandomizedResponse, RandomizedResponseBool
-    from .rappor import Rappor
-
-    if isinstance(m, RandomizedResponseBool):
-        return _bits_array("values", values, 1).astype(np.bool_)
-    if isinstance(m, RandomizedResponse):
-        return _int_array("values (category indices; t = not a category)", values, 1, 0, m.t)
-    if isinstance(m, Rappor):
-        x = _bits_array("values", values, 2)
-        if x.shape[1] != m.k:
-            raise ValueError(f"values must be an n x k = n x {m.k} bit matrix (exactly k bits per "
-                             f"device), got shape {x.shape}")
-        if x.shape[0]:
-            ones = x.sum(axis=1, dtype=np.int64)
-            if int(ones.max()) > m.m:
-                i = int(np.argmax(ones))
-                raise ValueError(f"values: every row must have at most m = {m.m} ones, row {i} has "
-                                 f"{int(ones[i])}")
-        return x
-    if isinstance(m, Geometric):
-        i64 = (-(1 << 63), (1 << 63) - 1)
-        if m.vector:
-            return _int_array("values (n x d int64, vector=True)", values, 2, *i64)
-        return _int_array("values (int64)", values, 1, *i64).reshape(-1, 1)
-    raise ValueError(f"no fleet kernel for {type(m).__name__}")
-
-
-def _first_block(first_block):
-    fb = _FIRST_BLOCK if first_block is None else int(first_block)
-    if not 0 <= fb <= 0xFFFFFFFF:
-        raise ValueError(f"first_block must be in [0, 2^32 - 1], got {fb}")
-    return fb
-
-
-def simulate_detailed(m, values, seed, device_ids=None, first_block=None, want_bits=True):
-    """Run the fleet kernel for mechanism m.  Returns (out, status, bits_used, ids) and never
-    raises for a device failure (status holds it); inputs are validated first (ValueError).
-    out has the shape simulate returns (geometric scalar: n; vector: n x d)."""
-    from .geometric import Geometric
-    from .randomized_response import RandomizedResponse, RandomizedResponseBool
-    from .rappor import Rappor
-
-    key = check_seed(seed)
-    fb = np.uint32(_first_block(first_block))
-    x = prepare_values(m, values)
-    n = x.shape[0]
-    ids = check_device_ids(device_ids, n)
-    status = np.zeros(n, dtype=np.uint8)
-    bits = np.zeros(n if want_bits else 0, dtype=np.int64)
-    if isinstance(m, RandomizedResponseBool):
-        out = np.zeros(n, dtype=np.bool_)
-        fleet_rr_bool(key, ids, fb, np.uint64(m.a), np.uint64(m.bits), bool(m.constant_time),
-                      x, out, status, bits)
-    elif isinstance(m, RandomizedResponse):
-        out = np.zeros(n, dtype=np.int64)
-        fleet_rr(key, ids, fb, np.uint64(m.t), np.uint64(m.w0), np.uint64(m.bits), rr_thresholds(m),
-                 bool(m.constant_time), x, out, status, bits)
-    elif isinstance(m, Rappor):
-        out = np.zeros((n, m.k), dtype=np.uint8)
-        fleet_rappor(key, ids, fb, np.uint64(m.a), np.uint64(m.bits), bool(m.constant_time),
-                     x, out, status, bits)
-    elif isinstance(m, Geometric):
-        mode, s, t, lo, hi, thr, k, width = geometric_params(m)
-        out = np.zeros(x.shape, dtype=np.int64)
-        fleet_geometric(key, ids, fb, np.int64(mode), np.uint64(s), np.uint64(t), np.int64(lo),
-                        np.int64(hi), thr, np.uint64(k), np.int64(width), x, out, status, bits)
-        if not m.vector:
-            out = out.reshape(n)
-    else:  # pragma: no cover - prepare_values rejected it
-        raise ValueError(f"no fleet kernel for {type(m).__name__}")
-    return out, status, (bits if want_bits else None), ids
-
-
-def simulate(m, values, seed, device_ids=None, first_block=None):
-    """Fleet outputs of mechanism m, or an exception (nothing returned) if any device failed."""
-    out, status, _, ids = simulate_detailed(m, values, seed, device_ids, first_block, want_bits=False)
-    return _finish(out, status, None, ids, f"{m.kind}.simulate")

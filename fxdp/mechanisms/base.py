@@ -1,20 +1,53 @@
-"""Layer 4: the mechanism object shared by every mechanism.
+"""Layer 4: the mechanism protocol.
 
 A mechanism (a *measurement* in OpenDP's sense) has an input domain and
 metric, an output domain and measure, a function and a privacy map that
-rounds upward.  Here it also carries:
+rounds upward.  Every mechanism family (one module, or one small folder:
+``randomized_response``, ``rappor``, ``rappor_full``, ``geometric``,
+``fxdp.finite``) implements the protocol below, and the upper layers
+(``fxdp.audit``, ``fxdp.estimate``, ``fxdp.fleet``, ``fxdp.plots``,
+``fxdp.export``, the CLI and the demo) reach a mechanism only through it: they
+never test its class.  ``fxdp.registry`` names the kinds.
 
-* its *realized* parameters (what the device really uses: dyadic
-  probabilities, integer weights) next to the requested ones;
-* ``release(src, x)``: the reference release on a ``BitSource`` (the oracle);
-* ``__call__(x, rng=None)``: one release, from system entropy by default;
-* ``simulate(values, seed, device_ids=None)``: the Numba fleet kernel, device
-  i drawing from the keyed stream (seed, device_ids[i], stream 0);
-* ``output_pmf(x)``: the exact output distribution of the implementation
-  (Fractions) and ``audit_pairs()``, the neighbouring inputs to compare, for
-  ``fxdp.audit``.
-* ``device_spec()``: the C device form, for the firmware exporter (fxdp/export),
-  a dict with exactly these keys:
+Privacy and description
+    ``privacy_map(d_in)`` (rounded up), ``epsilon``, ``config()`` (constructor
+    keyword arguments), ``realized()`` (the exact values the device uses),
+    ``describe()``.
+Releases
+    ``release(src, x)``: the reference release on a ``BitSource`` (the test
+    oracle); ``m(x, rng=None)``: one release, from system entropy by default.
+Fleet simulation (Numba)
+    ``fleet_inputs(values)``: a fleet's inputs validated and in the kernels'
+    device form (ValueError before any draw);
+    ``run_fleet(key, ids, first_block, x, status, bits)``: runs the family's
+    fleet kernel on them and returns the outputs (status and bits written in
+    place); ``fleet_outputs(out)``: those outputs in the shape ``simulate``
+    returns.  ``simulate(values, seed, device_ids=None)`` is built on them by
+    the generic driver of ``fxdp.mechanisms._fleet`` unless a family has its
+    own (full RAPPOR, the finite-precision Laplace).
+Estimation
+    ``estimate(reports)``: the server's default unbiased estimator (an
+    ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,
+    truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
+    devices, seed)``: (true values in device form, true statistic) for the
+    demo, ``fxdp simulate`` and the error plot.
+Audit
+    ``exact_audit(d_in=1)``: an ``fxdp.reports.AuditReport`` with the exact
+    realized epsilon.  The default enumerates ``audit_pairs()`` (neighbouring
+    inputs) against ``output_pmf(x)`` (the exact output distribution of the
+    implementation, Fractions); families with closed or product forms, or with
+    larger input distances, override it.
+Device form (export)
+    ``device_spec(dim=None)``: the C device form (below); ``c_config(dim=None)``:
+    the same configuration as cffi objects for the host library, returning
+    ``CConfig``; ``release_output(out)``: the Python value of one device-form
+    output (the C bridge's single release); ``harness_inputs()``: the synthetic-input model of the export
+    harness (``fxdp.export.harness.InputModel`` keyword arguments).
+Plots
+    ``default_pair()``: a neighbouring input pair; ``output_distribution(x,
+    x_prime)``: an ``fxdp.mechanisms.distribution.OutputDistribution``.
+
+``device_spec()`` returns a dict with exactly these keys:
 
   - ``"c_function"``: the csrc entry point, e.g. ``"fxdp_rr_bool_ct"``; every one
     has the signature ``fxdp_status f(fxdp_rng *r, const <cfg_type> *cfg,
@@ -40,6 +73,15 @@ from __future__ import annotations
 from ..bitsource import BitSource, default_source
 
 
+def check_mechanism(m, what):
+    """TypeError unless m is an fxdp mechanism (what: the calling function, for the message)."""
+    if not isinstance(m, Mechanism):
+        from ..registry import kinds
+        raise TypeError(f"{what} takes an fxdp mechanism (fxdp.make_<kind>(...), kinds: {', '.join(kinds())}), "
+                        f"got {type(m).__name__} {m!r:.60}")
+    return m
+
+
 class Mechanism:
     kind = ""                      # TOML `kind` (constructor name without make_)
     input_domain = ""
@@ -47,6 +89,7 @@ class Mechanism:
     output_domain = ""
     output_measure = "MaxDivergence"
     constant_time = False
+    two_dimensional_output = False   # outputs drawn as heat maps (draw_heatmaps), not as a 1-D pmf
 
     # --- privacy -----------------------------------------------------------
     def privacy_map(self, d_in):   # pragma: no cover - abstract
@@ -92,6 +135,68 @@ class Mechanism:
     def check_input(self, x):
         return x
 
+    # --- fleet simulation -------------------------------------------------------
+    def fleet_inputs(self, values):
+        """A fleet's inputs, validated, in the fleet kernel's device form."""
+        raise NotImplementedError(f"{self.kind}: no fleet kernel")
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        """Run the fleet kernel on device-form inputs x; returns the outputs (kernel form)."""
+        raise NotImplementedError(f"{self.kind}: no fleet kernel")
+
+    def fleet_outputs(self, out):
+        """Kernel-form outputs reshaped as ``simulate`` returns them (default: unchanged)."""
+        return out
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet outputs: device i releases values[i] on the keyed stream (seed, device_ids[i], 0);
+        bit-identical to the C library.  Raises (nothing returned) if any device failed."""
+        from ._fleet import simulate
+        return simulate(self, values, seed, device_ids)
+
+    # --- estimation ----------------------------------------------------------------
+    def estimate(self, reports):
+        """The server's default unbiased estimator on reports (an fxdp.reports.Estimate)."""
+        raise NotImplementedError(f"{self.kind}: no estimator")
+
+    def estimate_rows(self, reports, truth=None):
+        """Rows {name, true, estimate, stderr} of the default estimator against the truth."""
+        return self.estimate(reports).as_rows(truth)
+
+    def synthetic_population(self, devices, seed):
+        """(true inputs in device form, true statistic): a seeded synthetic population."""
+        raise NotImplementedError(f"{self.kind}: no synthetic population")
+
+    # --- device form -------------------------------------------------------------
+    def device_spec(self, dim=None):
+        """The C device form (see the module docstring)."""
+        raise NotImplementedError(f"{self.kind}: no C device form")
+
+    def c_config(self, dim=None):
+        """The device configuration as cffi objects for the host C library (CConfig)."""
+        raise NotImplementedError(f"{self.kind}: no C device form")
+
+    def harness_inputs(self):
+        """Keyword arguments of fxdp.export.harness.InputModel (without ctype and count): how the
+        export harness draws synthetic device-form inputs.  None: the harness uses the integer
+        range that device_spec()["input"] states ("min", "max")."""
+        return None
+
+    def release_output(self, out):
+        """The Python value release() returns, from one device-form output array (C bridge)."""
+        raise NotImplementedError(f"{self.kind}: no C device form")
+
+    # --- audit -------------------------------------------------------------------
+    def exact_audit(self, d_in=1):
+        """AuditReport with the exact realized epsilon at input distance d_in (default: every
+        neighbouring pair of audit_pairs() against the exact output_pmf, d_in = 1 only)."""
+        from ..reports import AuditReport, ratio_eps, worst_pair
+        if d_in != 1:
+            raise ValueError(f"d_in must be 1 for {self.kind}, got {d_in}: it audits neighbouring "
+                             "inputs only (the geometric mechanism audits larger input distances)")
+        ratio, witness = worst_pair(self.audit_pairs(), self.output_pmf)
+        return AuditReport(repr(self), self.epsilon, ratio_eps(ratio), witness)
+
     # --- audit -------------------------------------------------------------------
     def audit_pairs(self):         # pragma: no cover - abstract
         """Neighbouring input pairs (d_in = 1) whose output distributions the audit compares."""
@@ -100,3 +205,33 @@ class Mechanism:
     def output_pmf(self, x):       # pragma: no cover - abstract
         """{output: Fraction}: the exact output distribution of the implementation on input x."""
         raise NotImplementedError
+
+    # --- plots -------------------------------------------------------------------
+    def default_pair(self):
+        """A neighbouring input pair (x, x'): the audit's witness, else the first audit pair."""
+        w = self.exact_audit().witness
+        if "x" in w and "x_prime" in w:
+            return w["x"], w["x_prime"]
+        return self.audit_pairs()[0]
+
+    def output_distribution(self, x, x_prime):
+        """The exact output distributions for x and x' (fxdp.mechanisms.distribution)."""
+        from .distribution import from_pmfs
+        p, q = self.output_pmf(x), self.output_pmf(x_prime)
+        return from_pmfs(self, x, x_prime, p, q)
+
+
+class CConfig:
+    """A mechanism's configuration for the host C library through cffi.
+
+    cfg: the ``<cfg_type> *`` cdata; keep: cdata it points into (kept alive with it);
+    function: the entry point (``_ct`` suffix for the constant-time form), whose fleet loop is
+    ``fxdp_fleet_<base>``; ctype / dtype: the element type of x and out in C and numpy."""
+
+    def __init__(self, cfg, keep, function, constant_time, ctype, dtype):
+        self.cfg, self.keep, self.function = cfg, keep, function
+        self.constant_time, self.ctype, self.dtype = bool(constant_time), ctype, dtype
+
+    @property
+    def base(self):
+        return self.function[:-3] if self.constant_time else self.function

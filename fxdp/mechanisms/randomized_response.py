@@ -1,13 +1,23 @@
-"""Binary and k-ary randomized response (seeds 000 and 001), with exact dyadic probabilities."""
+"""Binary and k-ary randomized response (seeds 000 and 001), with exact dyadic probabilities.
+
+The whole family: reference releases, the glue to the Numba fleet kernels
+(``_kernels_mech.fleet_rr_bool`` / ``fleet_rr``) and to the C entry points
+(csrc/fxdp_mech_rr.c), the device specs, the estimators with standard errors
+and the exact audit (enumeration, through the Mechanism defaults).
+"""
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
+import numpy as np
+
 from ..conservative import log_up
+from ..reports import Estimate, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational
-from .base import Mechanism
+from ._device import SRC_RR, _ct_text, _init, _p, u8, u32, u64
+from .base import CConfig, Mechanism
 
 
 def _check_bits(bits, hi):
@@ -66,13 +76,78 @@ class RandomizedResponseBool(Mechanism):
         library.  values: n bools (or 0/1); seed: int in [0, 2^256); device_ids: n ints
         in [0, 2^64) (default 0..n-1).  Returns a bool array of n outputs; raises
         ValueError (bad input, before drawing) or EntropyError (nothing returned)."""
-        from ._kernels_mech import simulate
-        return simulate(self, values, seed, device_ids)
+        return super().simulate(values, seed, device_ids)
 
-    def device_spec(self):
+    # --- fleet kernel
+    def fleet_inputs(self, values):
+        from ._kernels_mech import bits_array
+        return bits_array("values", values, 1).astype(np.bool_)
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_mech import fleet_rr_bool
+        out = np.zeros(x.shape[0], dtype=np.bool_)
+        fleet_rr_bool(key, ids, first_block, np.uint64(self.a), np.uint64(self.bits), bool(self.constant_time),
+                      x, out, status, bits)
+        return out
+
+    def fleet_outputs(self, out):
+        return out.astype(np.bool_, copy=False)
+
+    # --- estimation
+    def estimate(self, reports):
+        """Fraction of devices whose true bit is 1, from binary randomized-response reports.
+
+        E[Y] = pi p + (1 - pi)(1 - p), so pi_hat = (Y - (1 - p)) / (2p - 1); needs p > 1/2.
+        """
+        p = float(self.p_realized)
+        if p <= 0.5:
+            raise ValueError("prob = 1/2 carries no information: nothing to estimate")
+        y = reports_array(reports).astype(np.float64)
+        n, ybar = y.size, y.mean()
+        est = (ybar - (1 - p)) / (2 * p - 1)
+        se = math.sqrt(ybar * (1 - ybar) / n) / (2 * p - 1)
+        return Estimate("frequency(true)", est, se)
+
+    def synthetic_population(self, devices, seed):
+        values = np.random.default_rng([seed, 0x5EED]).random(devices) < 0.3
+        return values, float(values.mean())
+
+    # --- device form
+    def device_spec(self, dim=None):
         """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base)."""
-        from ._device import rr_bool_spec
-        return rr_bool_spec(self)
+        ct = self.constant_time
+        return {
+            "c_function": "fxdp_rr_bool_ct" if ct else "fxdp_rr_bool",
+            "cfg_type": "fxdp_rr_bool_cfg",
+            "cfg_init": _init([("a", u64(self.a)), ("k", u8(self.bits))]),
+            "tables": [],
+            "input": {"ctype": "uint8_t", "count": 1},
+            "output": {"ctype": "uint8_t", "count": 1},
+            "sources": list(SRC_RR),
+            "summary": (f"binary randomized response: out = x with probability p = a/2^{self.bits} = "
+                        f"{_p(self.p_realized)}, else 1 - x (x, out in {{0, 1}}); epsilon <= {self.epsilon!r}; "
+                        + _ct_text(ct, self.bits)),
+        }
+
+    def c_config(self, dim=None):
+        from .. import native
+        cfg = native.ffi.new("fxdp_rr_bool_cfg *", {"a": self.a, "k": self.bits})
+        return CConfig(cfg, [], "fxdp_rr_bool" + ("_ct" if self.constant_time else ""), self.constant_time,
+                       "uint8_t", np.uint8)
+
+    def release_output(self, out):
+        return bool(out[0])
+
+    def harness_inputs(self):
+        return {"kind": "bool", "sim_dtype": "bool"}
+
+    # --- audit and plots
+    def output_distribution(self, x, x_prime):
+        from .distribution import exact_dist, exact_from_pmfs
+        x, xp = self.check_input(x), self.check_input(x_prime)
+        outs, num, nump, den = exact_from_pmfs(self.output_pmf(x), self.output_pmf(xp), order=[False, True])
+        return exact_dist(repr(self), x, xp, outs, num, nump, den, [0, 1], False,
+                          d_in=int(x != xp), epsilon_claimed=self.privacy_map(int(x != xp)))
 
     def audit_pairs(self):
         return [(False, True), (True, False)]
@@ -189,14 +264,118 @@ class RandomizedResponse(Mechanism):
         ``index_of`` to map host values); device i draws from the keyed stream
         (seed, device_ids[i], stream 0), bit-identical to the C library.  Returns an int64
         array of n output indices; raises ValueError / EntropyError (nothing returned)."""
-        from ._kernels_mech import simulate
-        return simulate(self, values, seed, device_ids)
+        return super().simulate(values, seed, device_ids)
 
-    def device_spec(self):
+    # --- fleet kernel
+    def thresholds_u32(self):
+        """The constant-time table as uint32 (empty for the lazy form; cached)."""
+        thr = getattr(self, "_thresholds_u32", None)
+        if thr is None:
+            thr = np.array(self.thresholds if self.constant_time else [], dtype=np.uint32)
+            self._thresholds_u32 = thr
+        return thr
+
+    def fleet_inputs(self, values):
+        from ._kernels_mech import int_array
+        return int_array("values (category indices; t = not a category)", values, 1, 0, self.t)
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_mech import fleet_rr
+        out = np.zeros(x.shape[0], dtype=np.int64)
+        fleet_rr(key, ids, first_block, np.uint64(self.t), np.uint64(self.w0), np.uint64(self.bits),
+                 self.thresholds_u32(), bool(self.constant_time), x, out, status, bits)
+        return out
+
+    def fleet_outputs(self, out):
+        return out.astype(np.int64, copy=False)
+
+    # --- estimation
+    def estimate(self, indices):
+        """Frequency of each of the t categories from k-ary reports (category indices).
+
+        P(report c) = pi_c p + (1 - pi_c) q with q = (1 - p)/(t - 1), so
+        pi_hat_c = (Y_c - q) / (p - q).
+        """
+        t = self.t
+        p = float(self.p_realized)
+        q = (1 - p) / (t - 1)
+        if p <= q:
+            raise ValueError("prob = 1/t carries no information: nothing to estimate")
+        idx = reports_array(indices)
+        if idx.min() < 0 or idx.max() >= t:
+            raise ValueError(f"indices must be in [0, {t - 1}]")
+        n = idx.size
+        y = np.bincount(idx, minlength=t) / n
+        est = (y - q) / (p - q)
+        se = np.sqrt(y * (1 - y) / n) / (p - q)
+        return Estimate("frequency", est, se)
+
+    def synthetic_population(self, devices, seed):
+        rng = np.random.default_rng([seed, 0x5EED])
+        weights = 1.0 / np.arange(1, self.t + 1)
+        values = rng.choice(self.t, size=devices, p=weights / weights.sum()).astype(np.int64)
+        return values, np.bincount(values, minlength=self.t) / devices
+
+    # --- device form
+    def device_spec(self, dim=None):
         """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base).
         The device works on category indices (``index_of``)."""
-        from ._device import rr_spec
-        return rr_spec(self)
+        ct = self.constant_time
+        fields = [("t", u32(self.t)), ("w0", u32(self.w0)), ("k", u8(self.bits))]
+        tables = []
+        if ct:
+            fields.append(("thresholds", "fxdp_rr_thresholds"))
+            tables.append(("fxdp_rr_thresholds", "uint32_t", [int(v) for v in self.thresholds]))
+        domain = (f"x in [0, {self.t - 1}] (category indices; constant-time form: members only)" if ct else
+                  f"x in [0, {self.t}] (category indices; {self.t} = not a category, answered uniformly)")
+        return {
+            "c_function": "fxdp_rr_ct" if ct else "fxdp_rr",
+            "cfg_type": "fxdp_rr_cfg",
+            "cfg_init": _init(fields),
+            "tables": tables,
+            "input": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1},
+            "sources": list(SRC_RR),
+            "summary": (f"k-ary randomized response over t = {self.t} categories: the truth w.p. p = "
+                        f"w0/2^{self.bits} = {_p(self.p_realized)}, each other category w.p. {self.w}/2^{self.bits}; "
+                        f"{domain}; epsilon <= {self.epsilon!r}; " + _ct_text(ct, self.bits)),
+        }
+
+    def c_config(self, dim=None):
+        from .. import native
+        ffi = native.ffi
+        cfg = ffi.new("fxdp_rr_cfg *", {"t": self.t, "w0": self.w0, "k": self.bits})
+        keep = []
+        if self.constant_time:
+            tbl = ffi.new("uint32_t[]", [int(v) for v in self.thresholds])
+            keep.append(tbl)
+            cfg.thresholds = tbl
+        return CConfig(cfg, keep, "fxdp_rr" + ("_ct" if self.constant_time else ""), self.constant_time,
+                       "uint32_t", np.uint32)
+
+    def release_output(self, out):
+        return int(out[0])
+
+    def harness_inputs(self):
+        # the lazy device form also answers x = t ("not a category"); the CT form takes members only
+        return {"kind": "index", "n": self.t if self.constant_time else self.t + 1}
+
+    # --- audit and plots
+    def output_distribution(self, x, x_prime):
+        from .distribution import exact_dist, exact_from_pmfs
+
+        def idx(v):
+            i = self.index_of(v)
+            if i == self.t and isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v <= self.t:
+                return int(v)                # a device index (t = not a category)
+            return i
+        xi, xpi = idx(x), idx(x_prime)
+        order = list(range(self.t))
+        _, num, nump, den = exact_from_pmfs(self.output_pmf(xi), self.output_pmf(xpi), order=order)
+        label = lambda i: self.categories[i] if i < self.t else "(not a category)"   # noqa: E731
+        d_in = int(xi != xpi)
+        return exact_dist(repr(self), label(xi), label(xpi), list(self.categories), num, nump, den, order, False,
+                          d_in=d_in, epsilon_claimed=self.privacy_map(d_in))
 
     def audit_pairs(self):
         t = self.t

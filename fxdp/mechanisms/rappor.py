@@ -1,12 +1,25 @@
-"""Basic one-time RAPPOR (seed 002): every bit of a k-bit vector flips with probability f/2."""
+"""Basic one-time RAPPOR (seed 002): every bit of a k-bit vector flips with probability f/2.
+
+The whole family: reference release, Numba fleet kernel glue
+(``_kernels_mech.fleet_rappor``), C entry point (csrc/fxdp_mech_rappor.c), device
+spec, the per-bit count estimator and the exact audit in product form.
+"""
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
+import numpy as np
+
 from ..conservative import float_up, log_up
+from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational
-from .base import Mechanism
+from ._device import SRC_RAPPOR, _ct_text, _init, _p, u8, u32, u64
+from .base import CConfig, Mechanism
+
+RAPPOR_MAX_K = 1024          # FXDP_RAPPOR_MAX_K in csrc/fxdp.h
+PLOT_MAX_K = 10              # output_distribution enumerates up to 2^10 bit vectors
 
 
 class Rappor(Mechanism):
@@ -81,18 +94,149 @@ class Rappor(Mechanism):
         each row with at most m ones; device i draws its k flips from the keyed stream
         (seed, device_ids[i], stream 0), bit-identical to the C library.  Returns an
         n x k uint8 matrix; raises ValueError / EntropyError (nothing returned)."""
-        from ._kernels_mech import simulate
-        return simulate(self, values, seed, device_ids)
+        return super().simulate(values, seed, device_ids)
 
-    def device_spec(self):
+    # --- fleet kernel
+    def fleet_inputs(self, values):
+        from ._kernels_mech import bits_array
+        x = bits_array("values", values, 2)
+        if x.shape[1] != self.k:
+            raise ValueError(f"values must be an n x k = n x {self.k} bit matrix (exactly k bits per "
+                             f"device), got shape {x.shape}")
+        if x.shape[0]:
+            ones = x.sum(axis=1, dtype=np.int64)
+            if int(ones.max()) > self.m:
+                i = int(np.argmax(ones))
+                raise ValueError(f"values: every row must have at most m = {self.m} ones, row {i} has "
+                                 f"{int(ones[i])}")
+        return x
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_mech import fleet_rappor
+        out = np.zeros((x.shape[0], self.k), dtype=np.uint8)
+        fleet_rappor(key, ids, first_block, np.uint64(self.a), np.uint64(self.bits), bool(self.constant_time),
+                     x, out, status, bits)
+        return out
+
+    # --- estimation
+    def estimate(self, reports):
+        """Unbiased per-bit counts N_i from basic RAPPOR reports (an n x k 0/1 matrix).
+
+        Seed 002: N_i = (Y_i - n f/2) / (1 - f).  Each Y_i is a sum of n Bernoullis
+        of variance q(1 - q) (q = f/2, the same whether the bit was set or not), so
+        Var(N_i) = n q (1 - q) / (1 - f)^2 exactly, and the expected squared error
+        summed over bits is k n (f/2 - f^2/4) / (1 - f)^2.  (Seed 002's Theorem 2.5
+        states k n (f/2 - f^2/4), which is the error of Y, not of N: it omits the
+        1/(1 - f)^2 of the debiasing.  tests/test_estimators.py measures both.)
+        """
+        f = float(self.f_realized)
+        if f >= 1:
+            raise ValueError("f = 1 makes every bit a fair coin: nothing to estimate")
+        y = reports_array(reports)
+        if y.ndim != 2 or y.shape[1] != self.k:
+            raise ValueError(f"reports must be an n x {self.k} matrix of bits")
+        n = y.shape[0]
+        counts = y.sum(axis=0).astype(np.float64)
+        est = (counts - n * f / 2) / (1 - f)
+        se = np.full(self.k, rappor_stderr(f, n))
+        return Estimate("count", est, se)
+
+    def synthetic_population(self, devices, seed):
+        rng = np.random.default_rng([seed, 0x5EED])
+        values = np.zeros((devices, self.k), dtype=np.uint8)
+        ones = rng.integers(0, self.m + 1, size=devices)
+        popular = rng.random(self.k) ** 2                      # some bits far more common than others
+        for j in range(self.m):
+            cols = rng.choice(self.k, size=devices, p=popular / popular.sum())
+            values[np.arange(devices)[ones > j], cols[ones > j]] = 1
+        return values, values.sum(axis=0).astype(np.float64)
+
+    # --- device form
+    def device_spec(self, dim=None):
         """The C device form for the firmware exporter (keys: see fxdp.mechanisms.base);
         k must be at most FXDP_RAPPOR_MAX_K (1024)."""
-        from ._device import rappor_spec
-        return rappor_spec(self)
+        ct = self.constant_time
+        if self.k > RAPPOR_MAX_K:
+            raise ValueError(f"k = {self.k}: the C device form holds at most FXDP_RAPPOR_MAX_K = {RAPPOR_MAX_K} "
+                             "bits per report")
+        return {
+            "c_function": "fxdp_rappor_ct" if ct else "fxdp_rappor",
+            "cfg_type": "fxdp_rappor_cfg",
+            "cfg_init": _init([("a", u64(self.a)), ("bits", u8(self.bits)), ("k", u32(self.k)),
+                               ("m", u32(self.m))]),
+            "tables": [],
+            "input": {"ctype": "uint8_t", "count": self.k},
+            "output": {"ctype": "uint8_t", "count": self.k},
+            "sources": list(SRC_RAPPOR),
+            "summary": (f"basic RAPPOR: {self.k} input bits (0/1 bytes, at most m = {self.m} ones), each flipped "
+                        f"w.p. f/2 = a/2^{self.bits} = {_p(self.flip_prob)} (f = {_p(self.f_realized)}); "
+                        f"epsilon <= {self.epsilon!r}; " + _ct_text(ct, self.k * self.bits)),
+        }
+
+    def c_config(self, dim=None):
+        from .. import native
+        cfg = native.ffi.new("fxdp_rappor_cfg *", {"a": self.a, "bits": self.bits, "k": self.k, "m": self.m})
+        return CConfig(cfg, [], "fxdp_rappor" + ("_ct" if self.constant_time else ""), self.constant_time,
+                       "uint8_t", np.uint8)
+
+    def release_output(self, out):
+        return [int(v) for v in out]
+
+    def harness_inputs(self):
+        return {"kind": "bits", "ones": self.m, "sim_dtype": "uint8", "sim_flat": False}
+
+    # --- audit and plots
+    def exact_audit(self, d_in=1):
+        """Outputs factor over bits, so P(y|x)/P(y|x') = r^(#bits where x, x' differ and
+        y matches x) * r^-(... y matches x'), r = (1-q)/q: the max over y is r^|x xor x'|,
+        and the max over the input domain (k bits, at most m ones) is |x xor x'| = min(2m, k)."""
+        if d_in != 1:
+            return super().exact_audit(d_in)
+        q = self.flip_prob
+        r = (1 - q) / q
+        other = min(self.m, self.k - self.m)
+        x = [1] * self.m + [0] * (self.k - self.m)
+        xp = [0] * self.m + [1] * other + [0] * (self.k - self.m - other)
+        d = self.m + other                                  # = min(2m, k)
+        # ln(r^d) rounded up: exactly via the rational power when small, else d * log_up(r) rounded up
+        eps = ratio_eps(r ** d) if d <= 64 else float_up(Fraction(log_up(r)) * d)
+        witness = {"x": x, "x_prime": xp, "output": x, "p": f"P(y|x') * ((1-q)/q)^{d}", "q": str(q)}
+        return AuditReport(repr(self), self.epsilon, eps, witness, method="exact (bitwise product form)")
+
+    def output_distribution(self, x, x_prime):
+        from .distribution import exact_dist, exact_from_pmfs
+        if self.k > PLOT_MAX_K:
+            raise ValueError(f"basic RAPPOR with k = {self.k} bits has 2^{self.k} outputs: the exact distribution "
+                             f"is enumerated only up to k = {PLOT_MAX_K} (the loss factors over bits: "
+                             "fxdp.audit gives the worst case in product form)")
+        x, xp = self.check_input(x), self.check_input(x_prime)
+        outs = [tuple((j >> i) & 1 for i in range(self.k)) for j in range(1 << self.k)]
+
+        def pmf(v):
+            res = {}
+            for y in outs:
+                pr = Fraction(1)
+                for xi, yi in zip(v, y):
+                    b1 = self.bit_pmf(xi)
+                    pr *= b1 if yi else 1 - b1
+                res[y] = pr
+            return res
+        _, num, nump, den = exact_from_pmfs(pmf(x), pmf(xp), order=outs)
+        labels = ["".join(map(str, y)) for y in outs]
+        d_in = int(x != xp)
+        return exact_dist(repr(self), x, xp, labels, num, nump, den, list(range(len(outs))), False,
+                          d_in=d_in, epsilon_claimed=self.privacy_map(d_in),
+                          note="outputs: bit vectors y_0 y_1 ... y_(k-1)")
 
     def bit_pmf(self, xi):
         """P(y_i = 1 | x_i)."""
         return 1 - self.flip_prob if xi else self.flip_prob
+
+
+def rappor_stderr(f, n):
+    """Standard error of one debiased RAPPOR bit count over n reports (realized f)."""
+    q = f / 2
+    return math.sqrt(n * q * (1 - q)) / (1 - f)
 
 
 def make_rappor(f, m, k, constant_time=False, bits=32):

@@ -603,6 +603,59 @@ class RapporFull(Mechanism):
                         f"infinite {self._eps_inf}" + ("; constant time" if self.constant_time else "")),
         }
 
+    # --- protocol: estimation, audit, plots -------------------------------------------
+    SYNTHETIC_CANDIDATES = [f"value-{i:02d}" for i in range(8)]
+    PLOT_MAX_SUPPORT = 10      # output_distribution enumerates up to 2^10 report patterns
+
+    def synthetic_population(self, devices, seed):
+        """A few heavy strings (Zipf-like, SYNTHETIC_CANDIDATES) over a long tail of rare ones;
+        the truth is each candidate's share."""
+        rng = np.random.default_rng([seed, 0x5EED])
+        heavy = np.array([0.2, 0.12, 0.08, 0.05, 0.03, 0.02, 0.0, 0.0])
+        pick = rng.random(devices)
+        idx = np.searchsorted(np.cumsum(heavy), pick)
+        cands = self.encode_many(self.SYNTHETIC_CANDIDATES)
+        tail = self.encode_many([f"rare-{i}" for i in range(1000)])
+        blocks = np.where((idx < len(heavy))[:, None], cands[np.minimum(idx, len(heavy) - 1)],
+                          tail[rng.integers(0, 1000, size=devices)])
+        truth = {c: float(np.mean(idx == i)) for i, c in enumerate(self.SYNTHETIC_CANDIDATES)}
+        return blocks, truth
+
+    def estimate(self, reports):
+        """Unbiased Bloom-bit counts per cohort (fxdp.estimate_rappor.bloom_counts)."""
+        from .rappor_full_estimate import bloom_counts
+        return bloom_counts(reports, self).as_estimate()
+
+    def estimate_rows(self, reports, truth=None):
+        """Candidate frequencies (decode) of the synthetic candidates against their truth."""
+        from .rappor_full_estimate import decode
+        return decode(reports, self, self.SYNTHETIC_CANDIDATES).rows(truth)
+
+    def exact_audit(self, d_in=1):
+        """Enumeration on the audit support when min(2h, k) <= 16, else the exact per-bit
+        product form (fxdp.estimate_rappor.audit_rappor_full); both agree."""
+        if d_in == 1 and self._support() > 16:
+            from .rappor_full_estimate import audit_rappor_full
+            return audit_rappor_full(self)
+        return super().exact_audit(d_in)
+
+    def _check_plot_support(self):
+        d = self._support()
+        if d > self.PLOT_MAX_SUPPORT:
+            raise ValueError(f"full RAPPOR: the audit support has min(2h, k) = {d} bits, 2^{d} report patterns: "
+                             f"the exact distribution is enumerated only up to {self.PLOT_MAX_SUPPORT} bits "
+                             "(fxdp.audit gives the worst case in product form)")
+
+    def default_pair(self):
+        self._check_plot_support()
+        return super().default_pair()
+
+    def output_distribution(self, x, x_prime):
+        from .distribution import from_pmfs
+        self._check_plot_support()
+        return from_pmfs(self, x, x_prime, self.output_pmf(x), self.output_pmf(x_prime),
+                         note="outputs: report bits on the audit support")
+
     def bloom_matrix(self, values, cohorts=None):
         """uint8 array (len(cohorts), len(values), k): Bloom vectors of the values (str/bytes or
         an encoded matrix) in each cohort (default all), via the Numba kernel."""

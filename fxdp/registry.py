@@ -1,0 +1,90 @@
+"""The one registry of mechanism kinds.
+
+A *kind* is the TOML ``kind`` and the constructor name without ``make_``.  Each
+entry names the family module that defines ``make_<kind>`` and whether the kind
+has a C device form (``fxdp export``).  ``fxdp.config``, the command line, the
+firmware exporter, ``fxdp.make_<kind>`` and the README's kind table all read
+this list; adding a mechanism adds one line here (or one ``register`` call from
+the family's own package, see docs/architecture.md).
+
+Modules are imported on first use, so reading the registry compiles nothing.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    kind: str             # TOML kind; the constructor is make_<kind>
+    module: str           # the family module defining make_<kind>
+    exportable: bool      # has a C device form (m.device_spec())
+    summary: str          # one line for listings
+
+    @property
+    def constructor_name(self) -> str:
+        return f"make_{self.kind}"
+
+    def constructor(self):
+        return getattr(importlib.import_module(self.module), self.constructor_name)
+
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register(kind, module, exportable=True, summary=""):
+    """Add a mechanism kind (ValueError if the name is taken by another module)."""
+    if not isinstance(kind, str) or not kind.isidentifier():
+        raise ValueError(f"kind must be a Python identifier (make_<kind> is its constructor), got {kind!r}")
+    old = _KINDS.get(kind)
+    if old is not None and old.module != module:
+        raise ValueError(f"kind {kind!r} is already registered by {old.module}")
+    _KINDS[kind] = Kind(kind, module, bool(exportable), summary)
+    return _KINDS[kind]
+
+
+def unregister(kind):
+    """Remove a kind added with register (tests, plug-ins)."""
+    _KINDS.pop(kind, None)
+
+
+def kinds() -> list[str]:
+    return sorted(_KINDS)
+
+
+def get(kind) -> Kind:
+    try:
+        return _KINDS[kind]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown mechanism kind {kind!r}; valid kinds: {', '.join(kinds())}") from None
+
+
+def constructor(kind):
+    return get(kind).constructor()
+
+
+def constructors() -> dict:
+    """{kind: make_<kind>} for every registered kind (imports the family modules)."""
+    return {k: _KINDS[k].constructor() for k in kinds()}
+
+
+def exportable_kinds() -> list[str]:
+    return [k for k in kinds() if _KINDS[k].exportable]
+
+
+_MECH = "fxdp.mechanisms."
+_FINITE = "fxdp.finite.laplace"
+for _kind, _module, _exportable, _summary in (
+    ("randomized_response_bool", _MECH + "randomized_response", True, "binary randomized response"),
+    ("randomized_response", _MECH + "randomized_response", True, "k-ary randomized response"),
+    ("rappor", _MECH + "rappor", True, "basic one-time RAPPOR"),
+    ("rappor_full", _MECH + "rappor_full", True, "full RAPPOR: Bloom filter, PRR and IRR, cohorts"),
+    ("geometric", _MECH + "geometric", True, "two-sided geometric (discrete Laplace), bounded"),
+    ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),
+    ("naive_laplace_fixed", _FINITE, False, "the textbook fixed-point Laplace (unsafe; for the audit)"),
+    ("planar_laplace_fixed", _FINITE, True, "planar fixed-point Laplace (Gazeau et al. section 6)"),
+    ("laplace_grid", _FINITE, True, "exact discrete Laplace on the fixed-point grid"),
+    ("planar_laplace_grid", _FINITE, True, "two exact discrete Laplaces on the fixed-point grid"),
+):
+    register(_kind, _module, _exportable, _summary)

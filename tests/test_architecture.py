@@ -1,0 +1,246 @@
+"""The architecture, checked: layers import downward only, no import circles, no type switches on
+mechanism classes above the mechanism families, and one registry behind every public kind list.
+
+The import graph is read with ``ast`` (module-level and function-level imports); ``from . import x``
+counts as importing the package too, as it does at run time.
+"""
+import ast
+import pathlib
+
+import pytest
+
+import fxdp
+from fxdp import registry
+
+ROOT = pathlib.Path(fxdp.__file__).parent
+
+# Layer of every module, by longest matching prefix (docs/architecture.md).
+LAYERS = {
+    "fxdp.errors": 0, "fxdp.fixed": 0, "fxdp.conservative": 0, "fxdp.validate": 0, "fxdp._jsonout": 0,
+    "fxdp.finite.bounds": 0, "fxdp.finite.constants": 0, "fxdp.finite.fixmath": 0,   # integer math, no draws
+    "fxdp.bitsource": 1, "fxdp._cffi_build": 1, "fxdp.native": 1, "fxdp._fxdp_c": 1,
+    "fxdp.samplers": 2, "fxdp.generator": 2,
+    "fxdp.reports": 3,
+    "fxdp.mechanisms": 4, "fxdp.finite": 4, "fxdp.registry": 4,
+    "fxdp.audit": 5, "fxdp.estimate": 5, "fxdp.estimate_rappor": 5, "fxdp.fleet": 5,
+    "fxdp.plots": 6, "fxdp.config": 6, "fxdp.targets": 6, "fxdp.export": 6, "fxdp.cli": 6, "fxdp.demo": 6,
+    "fxdp.__main__": 6,
+}
+UPPER = ("fxdp.audit", "fxdp.estimate", "fxdp.fleet", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli",
+         "fxdp.demo")
+
+
+def _modules():
+    mods = {}
+    for p in ROOT.rglob("*.py"):
+        name = ".".join(("fxdp",) + p.relative_to(ROOT).with_suffix("").parts)
+        if name.endswith(".__init__"):
+            name = name[: -len(".__init__")]
+        mods[name] = p
+    return mods
+
+
+def _layer(name):
+    best = max((k for k in LAYERS if name == k or name.startswith(k + ".")), key=len, default=None)
+    return None if best is None else LAYERS[best]
+
+
+def _graph(mods):
+    graph = {m: set() for m in mods}
+    for name, p in mods.items():
+        pkg = name if p.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for n in ast.walk(ast.parse(p.read_text())):
+            targets = []
+            if isinstance(n, ast.ImportFrom):
+                base = n.module or ""
+                if n.level:
+                    parts = pkg.split(".")[: len(pkg.split(".")) - (n.level - 1)]
+                    base = ".".join(parts + ([n.module] if n.module else []))
+                targets = [base] + [f"{base}.{a.name}" for a in n.names]
+            elif isinstance(n, ast.Import):
+                targets = [a.name for a in n.names]
+            for t in targets:
+                if t in mods and t != name and t != "fxdp":
+                    graph[name].add(t)
+    return graph
+
+
+def _cycles(graph):
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_every_module_has_a_layer():
+    missing = [m for m in _modules() if m != "fxdp" and _layer(m) is None]
+    assert missing == []
+
+
+def test_no_import_circles():
+    assert _cycles(_graph(_modules())) == []
+
+
+def test_imports_run_down_the_layers_only():
+    graph = _graph(_modules())
+    upward = [(a, b) for a, bs in graph.items() for b in bs
+              if a != "fxdp" and _layer(b) > _layer(a)]
+    assert upward == []
+
+
+def test_the_checks_catch_a_circle_and_an_upward_import():
+    graph = {"fxdp.audit": {"fxdp.fleet"}, "fxdp.fleet": {"fxdp.audit"}, "fxdp.reports": {"fxdp.cli"},
+             "fxdp.cli": set()}
+    assert _cycles(graph) == [["fxdp.audit", "fxdp.fleet"]]
+    assert _layer("fxdp.cli") > _layer("fxdp.reports")
+
+
+def _mechanism_classes(mods):
+    """Names of the classes that derive from Mechanism (a fixpoint over the class bases)."""
+    bases = {}
+    for p in mods.values():
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, ast.ClassDef):
+                bases[n.name] = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in n.bases}
+    names = {"Mechanism"}
+    while True:
+        more = {c for c, bs in bases.items() if bs & names} - names
+        if not more:
+            return names - {"Mechanism"}
+        names |= more
+
+
+def test_no_type_switch_on_a_mechanism_class_above_the_families_or_in_kernels():
+    mods = _modules()
+    classes = _mechanism_classes(mods)
+    assert {"Geometric", "RapporFull", "LaplaceFixed"} <= classes
+    found = []
+    for name, p in mods.items():
+        if not (name.startswith(UPPER) or "_kernels" in name or "_device" in name or name.endswith("_fleet")):
+            continue
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "isinstance" and len(n.args) == 2:
+                used = {x.id if isinstance(x, ast.Name) else getattr(x, "attr", "") for x in ast.walk(n.args[1])}
+                if used & classes:
+                    found.append(f"{p.name}:{n.lineno}")
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                imported = {a.name for a in n.names}
+                if imported & classes:
+                    found.append(f"{p.name}:{n.lineno} imports {sorted(imported & classes)}")
+    assert found == []
+
+
+# --------------------------------------------------------------------------
+# one registry
+
+def test_every_kind_has_its_fxdp_make_constructor():
+    for kind in registry.kinds():
+        make = getattr(fxdp, f"make_{kind}")
+        assert make is registry.constructor(kind)
+        assert f"make_{kind}" in dir(fxdp)
+        assert getattr(fxdp.mechanisms, f"make_{kind}") is make
+    assert fxdp.make_naive_laplace_fixed(Fraction_half(), sensitivity=2).kind == "naive_laplace_fixed"
+    with pytest.raises(AttributeError):
+        fxdp.make_no_such_kind
+
+
+def Fraction_half():
+    from fractions import Fraction
+    return Fraction(1, 2)
+
+
+def test_config_cli_and_export_read_the_registry():
+    import json
+    import subprocess
+    import sys
+
+    from fxdp import config
+    from fxdp.export import exportable_kinds
+    assert list(config.constructors()) == registry.kinds()
+    assert exportable_kinds() == [k for k in registry.kinds() if registry.get(k).exportable]
+    assert "naive_laplace_fixed" not in exportable_kinds() and "rappor_full" in exportable_kinds()
+    out = subprocess.run([sys.executable, "-m", "fxdp", "mechanisms", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    rows = json.loads(out)["mechanisms"]
+    assert [r["kind"] for r in rows] == registry.kinds()
+    assert all(r["constructor"] == f"fxdp.make_{r['kind']}" for r in rows)
+
+
+def test_register_refuses_a_taken_name_and_bad_names():
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register("geometric", "somewhere.else")
+    with pytest.raises(ValueError, match="identifier"):
+        registry.register("not a name", "m")
+    with pytest.raises(ValueError, match="unknown mechanism kind 'nope'; valid kinds: geometric"):
+        registry.get("nope")
+
+
+# --------------------------------------------------------------------------
+# public functions that take a mechanism refuse anything else with a TypeError
+
+def _entry_points(tmp_path):
+    import numpy as np
+
+    from fxdp import estimate, export, fleet, plots
+    return {
+        "fxdp.audit": lambda m: fxdp.audit(m),
+        "export.generate": lambda m: export.generate(m, "host", tmp_path / "fw"),
+        "export.verify_on_host": lambda m: export.verify_on_host(m, tmp_path),
+        "export.device_spec": lambda m: export.device_spec(m),
+        "plots.output_distribution": lambda m: plots.output_distribution(m),
+        "plots.plot_output_distribution": lambda m: plots.plot_output_distribution(m, path=None),
+        "plots.privacy_loss": lambda m: plots.privacy_loss(m),
+        "plots.plot_privacy_loss": lambda m: plots.plot_privacy_loss(m, path=None),
+        "plots.estimator_error": lambda m: plots.estimator_error(m, sizes=(10,)),
+        "plots.default_pair": lambda m: plots.default_pair(m),
+        "fleet.simulate_fleet": lambda m: fleet.simulate_fleet(m, 10, 0),
+        "estimate.estimate": lambda m: estimate.estimate(np.zeros(3), m),
+        "estimate.rr_bool_frequency": lambda m: estimate.rr_bool_frequency(np.zeros(3), m),
+        "estimate.rr_frequencies": lambda m: estimate.rr_frequencies(np.zeros(3), m),
+        "estimate.rappor_counts": lambda m: estimate.rappor_counts(np.zeros((3, 2)), m),
+        "estimate.geometric_sum": lambda m: estimate.geometric_sum(np.zeros(3), m),
+        "estimate.bounded_geometric_mean": lambda m: estimate.bounded_geometric_mean(np.zeros(3), m),
+        "estimate.fixed_point_mean": lambda m: estimate.fixed_point_mean(np.zeros(3), m),
+        "estimate_rappor.bloom_counts": lambda m: __import__("fxdp.estimate_rappor").estimate_rappor.bloom_counts(
+            np.zeros((3, 4)), m),
+    }
+
+
+@pytest.mark.parametrize("bad", ["rr", None, 3, object()])
+def test_a_non_mechanism_gets_a_type_error_saying_what_is_accepted(tmp_path, bad):
+    for name, call in _entry_points(tmp_path).items():
+        with pytest.raises(TypeError, match="mechanism") as ei:
+            call(bad)
+        assert "make_" in str(ei.value), name
+    assert not (tmp_path / "fw").exists()
+
+
+def test_a_named_estimator_refuses_another_family():
+    from fxdp import estimate
+    m = fxdp.make_randomized_response_bool(0.75)
+    with pytest.raises(TypeError, match="rappor_counts estimates for rappor mechanisms, got a "
+                                        "'randomized_response_bool'"):
+        estimate.rappor_counts([[0, 1]], m)
