@@ -8,7 +8,7 @@ from fractions import Fraction
 from ..conservative import div_up
 from ..samplers import reference as ref
 from ..samplers.bounded import make_bounded_laplace_table
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from .base import Mechanism
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -70,7 +70,7 @@ class Geometric(Mechanism):
                 raise ValueError(f"dim applies to vector=True only, got dim={dim!r} with vector=False")
             dim = check_int("dim", dim, 1, MAX_DIM)
         self.dim = dim
-        self._args = {"scale": scale, "bounds": None if bounds is None else [lo, hi],
+        self._args = {"scale": given(scale), "bounds": None if bounds is None else [lo, hi],
                       "constant_time": constant_time, "vector": vector, "bits": self.bits}
         if dim is not None:
             self._args["dim"] = dim
