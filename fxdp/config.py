@@ -17,7 +17,6 @@ Rationals may be written exactly as strings, e.g. prob = "2/3".
 from __future__ import annotations
 
 import inspect
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -28,8 +27,8 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from . import registry
+from .validate import parse_rational
 
-_RATIONAL = re.compile(r"^\s*-?\d+\s*/\s*\d+\s*$|^\s*-?\d+(\.\d*)?([eE]-?\d+)?\s*$")
 
 
 def constructors():
@@ -38,10 +37,24 @@ def constructors():
 
 
 def _convert(value):
-    if isinstance(value, str) and _RATIONAL.match(value):
-        return Fraction(value.replace(" ", ""))
+    """A TOML value as the constructor takes it.  A string is passed as it is: every rational
+    parameter parses exact strings itself (fxdp.validate.parse_rational), in Python as in TOML,
+    and other strings (hash_key = "0011...", a key of decimal digits) stay strings.  A list's
+    elements that read as exact rationals become Fractions (bounds; numeric category names,
+    which then match the command line's numeric inputs as before)."""
     if isinstance(value, list):
-        return [_convert(v) for v in value]
+        return [_convert_item(v) for v in value]
+    return value
+
+
+def _convert_item(value):
+    if isinstance(value, str):
+        try:
+            return parse_rational("value", value)
+        except ValueError:
+            return value
+    if isinstance(value, list):
+        return [_convert_item(v) for v in value]
     return value
 
 
@@ -77,12 +90,17 @@ def mechanism_to_table(m):
     for k, v in m.config().items():
         if v is None:
             continue
-        if isinstance(v, Fraction):
-            v = str(v)
-        elif isinstance(v, tuple):
-            v = list(v)
-        out[k] = v
+        out[k] = _table_value(v)
     return out
+
+
+def _table_value(v):
+    """Fractions as exact strings, also inside lists (bounds = ["-1/2", "1/2"]); tuples as lists."""
+    if isinstance(v, Fraction):
+        return str(v)
+    if isinstance(v, (tuple, list)):
+        return [_table_value(x) for x in v]
+    return v
 
 
 @dataclass

@@ -60,7 +60,7 @@ def test_naive_rounding_breaks_the_censored_tail():
     (dict(scale=0, input_bounds=(0, 3)), "scale"),
     (dict(scale=-1, input_bounds=(0, 3)), "scale"),
     (dict(scale=float("nan"), input_bounds=(0, 3)), "scale"),
-    (dict(scale="1", input_bounds=(0, 3)), "scale"),
+    (dict(scale="one", input_bounds=(0, 3)), "scale"),     # exact strings ("1") are accepted
     (dict(scale=1, input_bounds=(3, 0)), "input_bounds"),
     (dict(scale=1, input_bounds=(0, 1.5)), "input_bounds"),
     (dict(scale=1, input_bounds=(0,)), "input_bounds"),

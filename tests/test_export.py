@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "export_fake"))
 from cases import MECHANISMS, make  # noqa: E402
 from fake import FakeRR  # noqa: E402
-from symbols import compile_objects, symbol_violations  # noqa: E402
+from symbols import STRICT, compile_objects, symbol_violations  # noqa: E402
 
 TARGETS = ["host", "avr-atmega328p", "cortex-m0plus", "cortex-m3", "cortex-m4", "rv32imac"]
 ARDUINO = {"avr-atmega328p", "cortex-m0plus", "cortex-m3", "cortex-m4"}
@@ -240,6 +240,34 @@ def test_strict_c99_and_no_float_malloc_libm(tmp_path, target):
                 if f" {word} " in src or f"({word})" in src:
                     problems.append(f"{name}: {f.name} mentions {word}")
     assert not problems, "\n".join(sorted(set(problems)))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_board_files_strict_c99(tmp_path, target):
+    """Every exported board/ file builds with the library's flags (-std=c99 -pedantic -Wall -Wextra
+    -Wconversion -Werror) on the target's toolchain: the C port sources and the .S startup
+    (assembler, preprocessed as C) with the target's cpu flags, fxdp_port.h through them.  Exempt:
+    the .ld linker scripts (not C) and, on AVR, simavr_run.c, the host program that runs the
+    firmware under libsimavr: it is itself strict-clean with host gcc when simavr's headers are
+    system headers (theirs are not pedantic-clean), which is checked when they are installed."""
+    E.generate(make("rr_bool_ct") if "rr_bool_ct" in MECHANISMS else FakeRR(), target, tmp_path / "fw")
+    board = tmp_path / "fw" / "board"
+    files = sorted(board.iterdir())
+    mcu = [f for f in files if f.suffix in (".c", ".S") and f.name != "simavr_run.c"]
+    assert {f.suffix for f in files} <= {".c", ".S", ".h", ".ld"}, files
+    assert any(f.name == "fxdp_port.h" for f in files) and mcu
+    compile_objects(target, mcu, [board], tmp_path / "obj", "-Os")
+    # the exported Makefile and CMakeLists.txt build board/ with the same flags (no GNU mode)
+    mk = (tmp_path / "fw" / "Makefile").read_text()
+    board_flags = next(ln for ln in mk.splitlines() if ln.startswith("BOARD_CFLAGS :="))
+    assert "-std=c99 -pedantic -Wall -Wextra -Wconversion" in board_flags and "gnu" not in board_flags
+    assert "C_EXTENSIONS ON" not in (tmp_path / "fw" / "CMakeLists.txt").read_text()
+    if target == "avr-atmega328p":
+        assert (board / "simavr_run.c").is_file()
+        if Path("/usr/include/simavr/sim_avr.h").is_file():
+            p = subprocess.run(["gcc", *STRICT, "-isystem", "/usr/include/simavr", "-c", str(board / "simavr_run.c"),
+                                "-o", str(tmp_path / "simavr_run.o")], capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr
 
 
 def test_symbol_check_catches_violations(tmp_path):

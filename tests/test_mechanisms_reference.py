@@ -188,7 +188,7 @@ def test_requested_float_is_rounded_toward_privacy():
     (lambda: make_randomized_response_bool(0.49), "prob"),
     (lambda: make_randomized_response_bool(1.0), "prob"),
     (lambda: make_randomized_response_bool(float("nan")), "prob"),
-    (lambda: make_randomized_response_bool("0.7"), "prob"),
+    (lambda: make_randomized_response_bool("0.7x"), "prob"),   # exact strings ("0.7") are accepted
     (lambda: make_randomized_response_bool(0.7, constant_time=1), "constant_time"),
     (lambda: make_randomized_response_bool(0.7, bits=0), "bits"),
     (lambda: make_randomized_response_bool(0.7, bits=64), "bits"),

@@ -520,7 +520,7 @@ def test_python_call_raises_on_entropy_failure():
     (dict(h=0), "h must be"), (dict(h=17), "h must be"), (dict(k=4, h=5), "h must be"),
     (dict(cohorts=0), "cohorts must be"), (dict(cohorts=65537), "cohorts must be"),
     (dict(f=-0.1), "f must be"), (dict(f=1.5), "f must be"), (dict(f=float("nan")), "f must be"),
-    (dict(f="1/2"), "f must be"),
+    (dict(f="1/2x"), "f must be"),     # exact strings ("1/2") are accepted
     (dict(p=-1), "p must be"), (dict(p=1.01), "p must be"), (dict(p=float("inf")), "p must be"),
     (dict(q=2), "q must be"), (dict(q=None), "q must be"),
     (dict(bits=0), "bits must be"), (dict(bits=33), "bits must be"),

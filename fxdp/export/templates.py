@@ -158,7 +158,8 @@ OPT      ?= -Os
 # The library and main.c are strict C99 and warning-free with these flags.
 CFLAGS   ?= -std=c99 -pedantic -Wall -Wextra -Wconversion
 ALL_CFLAGS := $(CFLAGS) $(OPT) $(CPUFLAGS) -ffunction-sections -fdata-sections -Isrc -Iboard
-# board/ (startup, linker script, port) uses GNU C extensions.
+# board/ (startup, port) is strict C99 too; the two -f flags keep mem.c's loops
+# from becoming memcpy/memset calls and port_mark from being folded.
 BOARD_CFLAGS := @@board_cflags@@ $(OPT) $(CPUFLAGS) -ffunction-sections -fdata-sections -Iboard
 LDFLAGS  := @@ldflags@@ -Wl,--gc-sections
 LDLIBS   := @@libs@@
@@ -235,7 +236,7 @@ if(FXDP_BUILD_EXAMPLE)
   add_library(fxdp_board OBJECT
 @@cmake_board_srcs@@)
   target_include_directories(fxdp_board PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/board)
-  set_target_properties(fxdp_board PROPERTIES C_STANDARD 99 C_EXTENSIONS ON)
+  set_target_properties(fxdp_board PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   target_compile_options(fxdp_board PRIVATE @@board_cflags@@ -Os -ffunction-sections -fdata-sections@@cmake_cpuflags@@)
 
   add_executable(fxdp_example main.c $<TARGET_OBJECTS:fxdp_board>)

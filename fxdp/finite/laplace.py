@@ -78,7 +78,7 @@ from ..fixed import QFormat
 from ..mechanisms.base import Mechanism
 from ..mechanisms.geometric import realize_scale
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from . import bounds as bd
 from .constants import (_TRUNC, DELTA_CORDIC, DELTA_LAMBDA, EXCEPTION_RAW, METHOD_DIRECT,  # noqa: F401
                         METHOD_SCALED, RAW_LIMIT, TRUNC_CLAMP, TRUNC_EXCEPTION)
@@ -304,12 +304,13 @@ class LaplaceFixed(_FixedBase):
             raise ValueError(f"bounds span too wide: (M - m + L) must be < 2^60 raw units of {qf.name}")
         self.cap = 2 * (hi - lo + self.step)
         self.delta_raw = math.floor(self.sensitivity * (1 << F))
-        self._args = {"epsilon": epsilon, "bounds": [bounds[0], bounds[1]] if bounds is not None else None,
-                      "sensitivity": sensitivity, "L": L if L is None else self.L,
+        self._args = {"epsilon": given(epsilon),
+                      "bounds": [given(bounds[0]), given(bounds[1])] if bounds is not None else None,
+                      "sensitivity": given(sensitivity), "L": L if L is None else self.L,
                       "qformat": qf.name, "uniform_bits": self.k, "truncation": truncation}
         if self.naive:
             self.kind = "naive_laplace_fixed"
-            self._args = {"epsilon": epsilon, "sensitivity": sensitivity, "qformat": qf.name,
+            self._args = {"epsilon": given(epsilon), "sensitivity": given(sensitivity), "qformat": qf.name,
                           "uniform_bits": self.k, "bounds": self._args["bounds"]}
             self.constants = None
             return
@@ -563,7 +564,8 @@ class PlanarLaplaceFixed(_FixedBase):
             raise ValueError(f"bounds span too wide for the planar mechanism: 2 (M - m + L) must be < 2^32 "
                              f"raw units of {qf.name}")
         self.delta_raw2 = self.sensitivity * self.sensitivity * (1 << (2 * F))   # squared raw radius
-        self._args = {"epsilon": epsilon, "bounds": [bounds[0], bounds[1]], "sensitivity": sensitivity,
+        self._args = {"epsilon": given(epsilon), "bounds": [given(bounds[0]), given(bounds[1])],
+                      "sensitivity": given(sensitivity),
                       "L": self.L if L is not None else None, "qformat": qf.name,
                       "radius_bits": self.kr, "angle_bits": self.ka, "truncation": truncation}
         self.unchecked = _unchecked
@@ -723,8 +725,9 @@ class LaplaceGrid(_FixedBase):
         self.scale_grid = Fraction(self.t, self.s)
         self.epsilon_ideal = Fraction(self.D * self.s, self.t)
         self.constants = None
-        self._args = {"epsilon": epsilon, "bounds": [bounds[0], bounds[1]], "sensitivity": sensitivity,
-                      "L": L, "qformat": qf.name}
+        self._args = {"epsilon": given(epsilon), "bounds": [given(bounds[0]), given(bounds[1])],
+                      "sensitivity": given(sensitivity),
+                      "L": given(L), "qformat": qf.name}
 
     def grid_sensitivity(self):
         return -(-self.delta_raw // self.step)

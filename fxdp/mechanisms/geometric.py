@@ -19,7 +19,7 @@ from ..conservative import div_up, float_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array, worst_pair
 from ..samplers import reference as ref
 from ..samplers.bounded import exact_max_ratio, make_bounded_laplace_table
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from ._device import SRC_GEOMETRIC, _ct_text, _init, i64, u8, u32
 from .base import CConfig, Mechanism
 
@@ -57,10 +57,16 @@ class Geometric(Mechanism):
       full scan); the input is first clamped to the bounds; y = clamp(x + J, lo, hi).
       Needs finite, narrow bounds (table size 2(hi - lo) + 1).
     scale = 0 releases x clamped to the bounds, with an infinite privacy map (as the seed).
+
+    An input outside the bounds is clamped into them, silently (sound for privacy: the
+    release depends on the clamped value only); strict=True refuses it instead, with a
+    ValueError, in ``m(x)`` and ``m.simulate`` (a host-side check: the C and the bit
+    stream are the same either way).
     """
     kind = "geometric"
 
-    def __init__(self, scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None):
+    def __init__(self, scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None,
+                 strict=False):
         self.scale = check_rational("scale", scale, 0)
         if not isinstance(constant_time, bool):
             raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
@@ -86,10 +92,15 @@ class Geometric(Mechanism):
                 raise ValueError(f"dim applies to vector=True only, got dim={dim!r} with vector=False")
             dim = check_int("dim", dim, 1, MAX_DIM)
         self.dim = dim
-        self._args = {"scale": scale, "bounds": None if bounds is None else [lo, hi],
+        self._args = {"scale": given(scale), "bounds": None if bounds is None else [lo, hi],
                       "constant_time": constant_time, "vector": vector, "bits": self.bits}
         if dim is not None:
             self._args["dim"] = dim
+        if not isinstance(strict, bool):
+            raise ValueError(f"strict must be a bool, got {strict!r}")
+        self.strict = strict
+        if strict:                  # only when set: every existing repr and config stays as it was
+            self._args["strict"] = True
         self.s = self.t = 0
         self.table = None
         if self.scale > 0:
@@ -130,8 +141,32 @@ class Geometric(Mechanism):
                 raise ValueError("x must be a sequence of int64 values (vector=True)") from None
             if self.dim is not None and len(xs) != self.dim:
                 raise ValueError(f"x must have exactly dim = {self.dim} values, got {len(xs)}")
+            self.check_in_bounds(xs, "x")
             return xs
-        return check_int("x", x, I64_MIN, I64_MAX)
+        x = check_int("x", x, I64_MIN, I64_MAX)
+        self.check_in_bounds(x, "x")
+        return x
+
+    def check_in_bounds(self, x, name="x"):
+        """strict=True: ValueError if an input lies outside the bounds, naming it (with its
+        index for a vector or an array), its value and the bounds.  x: an int, a sequence
+        (one vector) or a numpy int64 array (values of simulate: n, or n x d).  Does nothing
+        when strict is False: out-of-range inputs are then clamped into the bounds."""
+        if not self.strict:
+            return
+        lo, hi = self.bounds
+        if isinstance(x, int):
+            if not lo <= x <= hi:
+                raise ValueError(f"{name} = {x} is outside bounds [{lo}, {hi}] (strict=True refuses "
+                                 f"out-of-range inputs; strict=False clamps them)")
+            return
+        import numpy as np
+        arr = np.asarray(x, dtype=np.int64)
+        bad = np.argwhere((arr < lo) | (arr > hi))
+        if len(bad):
+            idx = "".join(f"[{int(i)}]" for i in bad[0])
+            raise ValueError(f"{name}{idx} = {int(arr[tuple(bad[0])])} is outside bounds [{lo}, {hi}] "
+                             f"(strict=True refuses out-of-range inputs; strict=False clamps them)")
 
     def release(self, src, x):
         if self.vector:
@@ -153,11 +188,14 @@ class Geometric(Mechanism):
         (an n x d matrix when vector=True, one d-vector per device); device i draws from
         the keyed stream (seed, device_ids[i], stream 0), bit-identical to the C library.
         Returns int64 outputs of the same shape; raises ValueError / EntropyError /
-        RangeError (nothing returned)."""
+        RangeError (nothing returned); strict=True: ValueError for an input outside the bounds."""
         if self.dim is not None:
             shape = np.shape(values)
             if len(shape) != 2 or shape[1] != self.dim:
                 raise ValueError(f"values must be an n x dim = n x {self.dim} matrix, got shape {shape}")
+        if self.strict:
+            x = self.fleet_inputs(values)          # int64, n x d (d = 1 for scalars)
+            self.check_in_bounds(x if self.vector else x.reshape(-1), "values")
         return super().simulate(values, seed, device_ids)
 
     def device_spec(self, dim=None):
@@ -306,11 +344,19 @@ class Geometric(Mechanism):
                           epsilon_claimed=eps, note=note)
 
 
-def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None):
+def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None,
+                   strict=False):
     """Geometric mechanism: scale >= 0, bounds (lower, upper) or None for the int64 range.
     vector=True takes L1-vector inputs; dim fixes their length (1..16), which the firmware
-    export needs."""
-    return Geometric(scale, bounds, constant_time, vector, bits, dim)
+    export needs.
+
+    Inputs outside the bounds are clamped into them silently (every input and output
+    saturates at the bounds; sound for privacy): ``make_geometric(2, bounds=(0, 100))(1000)``
+    releases a value near 100.  strict=True (TOML ``strict = true``) refuses such an input
+    instead: ``m(x)`` and ``m.simulate(values, ...)`` raise a ValueError naming the input,
+    its value (and index) and the bounds.  It is a host-side check: the device form, the
+    C export and the bit stream do not change (the C release still clamps)."""
+    return Geometric(scale, bounds, constant_time, vector, bits, dim, strict)
 
 
 # --------------------------------------------------------------------------

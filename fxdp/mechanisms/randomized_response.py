@@ -15,7 +15,7 @@ import numpy as np
 from ..conservative import log_up
 from ..reports import Estimate, reports_array
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from ._device import SRC_RR, _ct_text, _init, _p, u8, u32, u64
 from .base import CConfig, Mechanism
 
@@ -44,7 +44,7 @@ class RandomizedResponseBool(Mechanism):
         if not isinstance(constant_time, bool):
             raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
         self.constant_time = constant_time
-        self._prob_arg = prob
+        self._prob_arg = given(prob)
         # round toward 1/2 (down): epsilon never grows; p >= 1/2 keeps a >= 2^(k-1)
         self.a = math.floor(self.prob * (1 << self.bits))
         self.p_realized = Fraction(self.a, 1 << self.bits)
@@ -200,7 +200,7 @@ class RandomizedResponse(Mechanism):
         if t > (1 << self.bits) // 2:
             raise ValueError(f"categories: at most 2^(bits-1) = {(1 << self.bits) // 2} categories at bits={self.bits}")
         self.constant_time = constant_time
-        self._prob_arg = prob
+        self._prob_arg = given(prob)
         two_k = 1 << self.bits
         w = -((-two_k * (1 - self.prob)) // (t - 1))       # ceil
         w0 = two_k - (t - 1) * w

@@ -14,7 +14,7 @@ import numpy as np
 from ..conservative import float_up, log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from ._device import SRC_RAPPOR, _ct_text, _init, _p, u8, u32, u64
 from .base import CConfig, Mechanism
 
@@ -43,7 +43,7 @@ class Rappor(Mechanism):
         self.bits = check_int("bits", bits, 1, 63)
         if not isinstance(constant_time, bool):
             raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
-        self.constant_time, self._f_arg = constant_time, f
+        self.constant_time, self._f_arg = constant_time, given(f)
         two_k = 1 << self.bits
         self.a = -((-self.f * two_k) // 2)           # ceil(f/2 * 2^bits)
         self.a = min(self.a, two_k // 2)

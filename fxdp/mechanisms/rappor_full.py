@@ -35,7 +35,7 @@ from ..bitsource import BitSource, ChaCha20Source, chacha20_block, default_sourc
 from ..conservative import float_up, log_up
 from ..errors import EntropyError, raise_for_status
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from .base import Mechanism
 
 MAX_K = 1024            # C: FXDP_RAPPOR_FULL_MAX_K (stack buffer of MAX_K / 8 bytes)
@@ -215,7 +215,7 @@ class RapporFull(Mechanism):
         self.bits = check_int("bits", bits, 1, 32)
         self.value_bytes = check_int("value_bytes", value_bytes, 2, MAX_VALUE_BYTES)
         self.hash_key = _parse_hash_key(hash_key)
-        self._args = {"f": f, "p": p, "q": q, "hash_key": hash_key}
+        self._args = {"f": given(f), "p": given(p), "q": given(q), "hash_key": hash_key}
         two = 1 << self.bits
         # f/2 rounded up toward 1/2 (f <= 1 keeps a_f <= 2^(bits-1)).
         self.a_f = math.ceil(self.f * two / 2)

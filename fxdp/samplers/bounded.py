@@ -33,7 +33,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..conservative import _as_fraction, exp_interval, exp_le, log_up
+from ..conservative import exp_interval, exp_le, log_up
+from ..validate import check_rational
 
 MAX_TABLE = 1 << 16   # entries (2W + 1); the scan costs one compare per entry per sample
 
@@ -92,11 +93,11 @@ def _check_bounds(name, bounds):
 def make_bounded_laplace_table(scale, input_bounds, output_bounds=None, k=32):
     """Build and prove a weight table; see the module docstring.
 
-    scale: noise scale > 0 (int, Fraction or float, taken exactly);
+    scale: noise scale > 0 (int, Fraction, float or exact string such as "5/2", taken exactly);
     input_bounds: (a, b); output_bounds: (lo, hi), default input_bounds;
     k: draw width in [8, 32].
     """
-    scale = _as_fraction(scale, "scale")
+    scale = check_rational("scale", scale)
     if scale <= 0:
         raise ValueError(f"scale must be > 0 for a table (got {scale}); scale 0 means no noise")
     if isinstance(k, bool) or not isinstance(k, int) or not 8 <= k <= 32:

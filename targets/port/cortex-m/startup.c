@@ -30,10 +30,15 @@ void Fault_Handler(void)
 
 typedef void (*vector_t)(void);
 
+/* Entries 16..47 (external interrupts), spelled out: strict C99 has no range
+ * initializer ([16 ... 47] = is a GNU extension). */
+#define FAULT4 Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler
+#define FAULT32 FAULT4, FAULT4, FAULT4, FAULT4, FAULT4, FAULT4, FAULT4, FAULT4
+
 __attribute__((section(".vectors"), used)) const vector_t fxdp_vectors[48] = {
     (vector_t)(uintptr_t)__stack_top, Reset_Handler,
     Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,
     0, 0, 0, 0,
     Fault_Handler, Fault_Handler, 0, Fault_Handler, Fault_Handler,
-    [16 ... 47] = Fault_Handler,
+    FAULT32
 };
