@@ -230,8 +230,8 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
 /* ---- layer 4: mechanisms ----
- * Randomized response (binary, k-ary), basic RAPPOR and the geometric
- * mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_geometric.c).
+ * Randomized response (binary, k-ary), basic RAPPOR, unary encoding and the geometric
+ * mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -294,6 +294,22 @@ typedef struct fxdp_rappor_cfg {
 fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
 /* Constant-time flips (exactly bits bits each; branch-free input check). */
 fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
+
+/* Unary encoding frequency oracle (SUE = basic RAPPOR's one-shot form, OUE = Wang et al. 2017)
+ * over d items: input x in [0, d), output d bytes (0/1); out[i] = bernoulli(a_i/2^bits) for
+ * i = 0..d-1 in order, a_i = a_p for i = x, else a_q.
+ * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UE_MAX_D. */
+#define FXDP_UE_MAX_D 1024          /* items per report (a 128-byte stack buffer)          */
+typedef struct fxdp_ue_cfg {
+    uint64_t a_p;
+    uint64_t a_q;
+    uint32_t d;
+    uint8_t bits;
+} fxdp_ue_cfg;
+/* Lazy draws (bernoulli_dyadic; the bits used reveal the draws and the input). */
+fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* Constant time: exactly bits bits per item, a_i selected without a branch on x. */
+fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

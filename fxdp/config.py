@@ -86,7 +86,8 @@ def mechanism_from_table(table):
 
 def mechanism_to_table(m):
     """The [mechanism] table that rebuilds m."""
-    out = {"kind": m.kind}
+    from .mechanisms.base import check_mechanism
+    out = {"kind": check_mechanism(m, "fxdp.config.mechanism_to_table").kind}
     for k, v in m.config().items():
         if v is None:
             continue

@@ -81,6 +81,7 @@ for _kind, _module, _exportable, _summary in (
     ("rappor", _MECH + "rappor", True, "basic one-time RAPPOR"),
     ("rappor_full", _MECH + "rappor_full", True, "full RAPPOR: Bloom filter, PRR and IRR, cohorts"),
     ("geometric", _MECH + "geometric", True, "two-sided geometric (discrete Laplace), bounded"),
+    ("unary_encoding", _MECH + "unary_encoding", True, "unary encoding frequency oracle (OUE, SUE)"),
     ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),
     ("naive_laplace_fixed", _FINITE, False, "the textbook fixed-point Laplace (unsafe; for the audit)"),
     ("planar_laplace_fixed", _FINITE, True, "planar fixed-point Laplace (Gazeau et al. section 6)"),

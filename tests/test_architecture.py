@@ -204,7 +204,7 @@ def test_register_refuses_a_taken_name_and_bad_names():
 def _entry_points(tmp_path):
     import numpy as np
 
-    from fxdp import estimate, export, fleet, plots
+    from fxdp import config, estimate, estimate_rappor, export, fleet, plots
     return {
         "fxdp.audit": lambda m: fxdp.audit(m),
         "export.generate": lambda m: export.generate(m, "host", tmp_path / "fw"),
@@ -224,8 +224,11 @@ def _entry_points(tmp_path):
         "estimate.geometric_sum": lambda m: estimate.geometric_sum(np.zeros(3), m),
         "estimate.bounded_geometric_mean": lambda m: estimate.bounded_geometric_mean(np.zeros(3), m),
         "estimate.fixed_point_mean": lambda m: estimate.fixed_point_mean(np.zeros(3), m),
-        "estimate_rappor.bloom_counts": lambda m: __import__("fxdp.estimate_rappor").estimate_rappor.bloom_counts(
-            np.zeros((3, 4)), m),
+        "estimate_rappor.bloom_counts": lambda m: estimate_rappor.bloom_counts(np.zeros((3, 4)), m),
+        "estimate_rappor.decode": lambda m: estimate_rappor.decode(np.zeros((3, 4)), m, ["a"]),
+        "estimate_rappor.audit_rappor_full": lambda m: estimate_rappor.audit_rappor_full(m),
+        "config.dumps": lambda m: config.dumps(m),
+        "config.mechanism_to_table": lambda m: config.mechanism_to_table(m),
     }
 
 

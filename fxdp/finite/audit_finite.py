@@ -1,4 +1,8 @@
-"""Layer 5: exact audit of the finite-precision Laplace mechanisms.
+"""Exact audit of the finite-precision Laplace family (fxdp.finite), reached through
+``m.exact_audit()`` and ``fxdp.audit(m)``.
+
+(About 700 lines: the 1-D and planar exact distributions, their measured constants and the bound
+reports are one computation each; splitting them would split the derivations they follow.)
 
 ``audit_finite(m)`` computes the *exact* output distribution of the
 fixed-point implementation -- every one of the 2^k (1-D) or 2^(ka + 2 kr)

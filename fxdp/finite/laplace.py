@@ -1,6 +1,10 @@
 """Layer 4: finite-precision Laplace mechanisms (Gazeau, Miller, Palamidessi 2013)
 and exact-grid alternatives.
 
+(One module of about 850 lines: the four mechanisms share ``_FixedBase``, the format handling,
+the snapping and truncation rules and the long derivation below, which the code follows line by
+line; the family's kernels, device specs, audit and plots are its sibling modules.)
+
 Every value the device handles is a raw integer of a signed ``QFormat``
 (value = raw / 2^F).  The reference releases below use Python ints only (no
 float anywhere on a sampling path); the Numba kernels

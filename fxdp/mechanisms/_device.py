@@ -93,13 +93,13 @@ def c_fleet(m, values, seed, device_ids=None, first_block=0):
         raise ValueError("vector of length 0: nothing to release")
     cc = m.c_config(dim)
     xin = np.ascontiguousarray(x, dtype=cc.dtype)
-    out = np.zeros(x.shape, dtype=cc.dtype)
+    out = np.zeros(x.shape if cc.out_count is None else (n, cc.out_count), dtype=cc.out_dtype)
     status = np.zeros(n, dtype=np.uint8)
     bits = np.zeros(n, dtype=np.uint64)
     fleet = getattr(lib, cc.base.replace("fxdp_", "fxdp_fleet_"))
     buf = lambda arr, t: ffi.from_buffer(f"{t}[]", arr) if arr.size else ffi.NULL  # noqa: E731
     fleet(ffi.from_buffer("uint32_t[]", key), buf(ids, "uint64_t"), n, fb, cc.cfg, int(cc.constant_time),
-          buf(xin, cc.ctype), buf(out, cc.ctype), buf(status, "uint8_t"), buf(bits, "uint64_t"))
+          buf(xin, cc.ctype), buf(out, cc.out_ctype), buf(status, "uint8_t"), buf(bits, "uint64_t"))
     del cc
     return m.fleet_outputs(out), status, bits.astype(np.int64), ids
 
@@ -115,9 +115,9 @@ def c_release(m, rng, x):
     xx = np.atleast_1d(m.fleet_inputs([x])[0])
     cc = m.c_config(xx.shape[0] if getattr(m, "vector", False) else None)
     xin = np.ascontiguousarray(xx, dtype=cc.dtype)
-    out = np.zeros(xin.shape, dtype=cc.dtype)
+    out = np.zeros(xin.shape if cc.out_count is None else (cc.out_count,), dtype=cc.out_dtype)
     st = getattr(lib, cc.function)(rng, cc.cfg, ffi.from_buffer(f"{cc.ctype}[]", xin),
-                                   ffi.from_buffer(f"{cc.ctype}[]", out))
+                                   ffi.from_buffer(f"{cc.out_ctype}[]", out))
     name = cc.function
     del cc
     raise_for_status(st, name)

@@ -226,11 +226,18 @@ class CConfig:
 
     cfg: the ``<cfg_type> *`` cdata; keep: cdata it points into (kept alive with it);
     function: the entry point (``_ct`` suffix for the constant-time form), whose fleet loop is
-    ``fxdp_fleet_<base>``; ctype / dtype: the element type of x and out in C and numpy."""
+    ``fxdp_fleet_<base>``; ctype / dtype: the element type of x (and of out unless out_ctype /
+    out_dtype say otherwise) in C and numpy; out_count: output elements per device when the
+    output's shape is not the input's."""
 
-    def __init__(self, cfg, keep, function, constant_time, ctype, dtype):
+    def __init__(self, cfg, keep, function, constant_time, ctype, dtype, out_ctype=None, out_dtype=None,
+                 out_count=None):
         self.cfg, self.keep, self.function = cfg, keep, function
         self.constant_time, self.ctype, self.dtype = bool(constant_time), ctype, dtype
+        # the output's element type and count per device when they differ from the input's
+        self.out_ctype = out_ctype or ctype
+        self.out_dtype = out_dtype or dtype
+        self.out_count = out_count
 
     @property
     def base(self):

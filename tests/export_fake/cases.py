@@ -51,3 +51,7 @@ VARIANTS |= {"laplace_fixed_clamp"}
 CASES["geometric_vec_ct"] = lambda: M.make_geometric(5, bounds=(0, 30), constant_time=True, vector=True, dim=3)
 CASES["geometric_vec_lazy"] = lambda: M.make_geometric(Fraction(5, 2), bounds=(-50, 50), vector=True, dim=4)
 VARIANTS |= {"geometric_vec_lazy"}
+
+# Unary encoding (OUE, SUE): d report bits per release; d = 12 keeps a CT release within one block.
+CASES["unary_encoding_ct"] = lambda: M.make_unary_encoding(12, 2, constant_time=True)
+CASES["unary_encoding_sue_lazy"] = lambda: M.make_unary_encoding(12, 1, optimized=False)

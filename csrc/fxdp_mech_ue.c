@@ -1,0 +1,103 @@
+/*
+ * fxdp_mech_ue.c -- unary encoding frequency oracle (SUE / OUE): the device
+ * holds one item x of a domain of d; bit i of its report is 1 with
+ * probability a_p/2^bits when i = x and a_q/2^bits otherwise.
+ *
+ * Definition and bit use: fxdp/mechanisms/unary_encoding.py
+ * (UnaryEncoding.release): one Bernoulli per item, i = 0..d-1 in order; the
+ * Numba twin is fxdp/mechanisms/_kernels_ue.py.
+ *
+ * All or nothing, as fxdp_mech_rappor.c: the d bits are built in a bit-packed
+ * stack buffer and copied to out only after the last draw succeeded; the
+ * buffer is wiped before returning.
+ *
+ * Constant-time form: every item reads exactly `bits` bits, and its
+ * probability is selected with a mask computed without a branch on x.
+ */
+#include "fxdp_internal.h"
+
+#define UE_WORDS (FXDP_UE_MAX_D / 32u)
+
+static fxdp_status ue_check(const fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, const uint8_t *out)
+{
+    if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (cfg->bits < 1u || cfg->bits > 63u || cfg->a_q == 0u || cfg->a_q >= cfg->a_p ||
+        cfg->a_p >= (UINT64_C(1) << cfg->bits) || cfg->d < 2u || cfg->d > FXDP_UE_MAX_D || *x >= cfg->d) {
+        return FXDP_ERR_PARAM;
+    }
+    return fxdp_i_ready(r);
+}
+
+static void ue_wipe(uint32_t *p, uint32_t n)
+{
+    volatile uint32_t *v = p;
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        v[i] = 0;
+    }
+}
+
+/* All ones when i == x, else zero, without a branch. */
+static uint64_t ue_eq_mask(uint32_t i, uint32_t x)
+{
+    uint32_t v = i ^ x;                               /* 0 iff equal */
+    uint32_t nz = (v | (0u - v)) >> 31;               /* 1 iff v != 0 */
+    return (uint64_t)nz - UINT64_C(1);                /* 0 - 1 = all ones iff equal */
+}
+
+static fxdp_status ue_run(fxdp_rng *r, const fxdp_ue_cfg *cfg, uint32_t x, uint8_t *out, int ct)
+{
+    uint32_t y[UE_WORDS];
+    const volatile uint32_t *vy = y;
+    uint32_t i, acc = 0, words = (cfg->d + 31u) / 32u;
+    uint8_t b = 0;
+    fxdp_status st = FXDP_OK;
+
+    for (i = 0; i < cfg->d; i++) {
+        uint64_t m = ue_eq_mask(i, x);
+        uint64_t a = (cfg->a_p & m) | (cfg->a_q & ~m);
+        if (ct) {
+            st = fxdp_i_bernoulli_dyadic_ct(r, a, cfg->bits, &b);
+        } else {
+            st = fxdp_i_bernoulli_dyadic(r, a, cfg->bits, &b);
+        }
+        if (st != FXDP_OK) {
+            break;
+        }
+        acc |= ((uint32_t)b & 1u) << (i & 31u);
+        if ((i & 31u) == 31u || i + 1u == cfg->d) {     /* public positions only */
+            y[i >> 5] = acc;
+            acc = 0;
+        }
+    }
+    if (st == FXDP_OK) {
+        for (i = 0; i < cfg->d; i++) {
+            out[i] = (uint8_t)((vy[i >> 5] >> (i & 31u)) & 1u);
+        }
+    }
+    ue_wipe(y, words);
+    return st;
+}
+
+fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out)
+{
+    fxdp_status st = ue_check(r, cfg, x, out);
+
+    if (st != FXDP_OK) {
+        return st;
+    }
+    return ue_run(r, cfg, *x, out, 0);
+}
+
+fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out)
+{
+    fxdp_status st = ue_check(r, cfg, x, out);
+
+    if (st != FXDP_OK) {
+        return st;
+    }
+    return ue_run(r, cfg, *x, out, 1);
+}

@@ -1,0 +1,241 @@
+"""Unary encoding frequency oracles: symmetric (SUE, basic RAPPOR's one-shot form) and optimized
+(OUE, Wang, Blocki, Li and Jha, USENIX Security 2017), exact on dyadic probabilities.
+
+A device holds one item x of a domain of d items and reports d bits: bit i is 1 with probability
+p when i = x and q otherwise, one Bernoulli per item, i = 0..d-1 in order.
+
+* OUE: p = 1/2, q = 1/(e^eps + 1), realized as q = a_q/2^bits rounded *up* (q larger: more noise),
+  so the realized epsilon ln((1-q)/q) never exceeds the requested one.
+* SUE: p = e^(eps/2)/(e^(eps/2) + 1), realized as a_p/2^bits rounded *down* (toward 1/2), q = 1 - p.
+
+Both round with certified bounds on e^eps (fxdp.conservative.exp_interval); the privacy map is
+ln(p(1-q) / ((1-p) q)) rounded up, which the exact audit attains.  The family: reference release,
+Numba fleet kernel (``_kernels_ue.py``), C entry points ``fxdp_unary_encoding[_ct]``
+(csrc/fxdp_mech_ue.c), device spec, the unbiased frequency estimator with its closed-form
+variance, the exact audit in product form (and by enumeration for small d).
+
+Every input is an item index in [0, d); anything else is refused (ValueError, FXDP_ERR_PARAM in C):
+unlike k-ary randomized response, unary encoding has no "not an item" answer.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+
+from ..conservative import exp_interval, float_up, log_up
+from ..reports import AuditReport, Estimate, ratio_eps, reports_array
+from ..samplers import reference as ref
+from ..validate import check_int, check_rational
+from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
+from .base import CConfig, Mechanism
+
+MAX_DEVICE_D = 1024          # FXDP_UE_MAX_D in csrc/fxdp.h (a 128-byte stack buffer)
+MAX_D = 1 << 20              # simulation: outputs are n x d bytes
+MAX_EPSILON = 64
+PLOT_MAX_D = 10              # output_distribution enumerates 2^d reports
+SRC_UE = SRC_RNG + ["fxdp_bernoulli.c", "fxdp_mech_ue.c"]
+
+
+def realize(epsilon, optimized, bits):
+    """(a_p, a_q) over 2^bits for the requested epsilon, rounded so epsilon never grows."""
+    two_k = 1 << bits
+    if optimized:
+        lo, _ = exp_interval(epsilon)                      # lo <= e^eps
+        a_p = two_k // 2
+        a_q = math.ceil(Fraction(two_k) / (lo + 1))        # q >= 1/(e^eps + 1)
+    else:
+        lo, _ = exp_interval(epsilon / 2)                  # lo <= e^(eps/2)
+        a_p = int(math.floor(Fraction(two_k) * lo / (lo + 1)))
+        a_q = two_k - a_p
+    return int(a_p), int(a_q)
+
+
+def _epsilon_of(a_p, a_q, bits):
+    two_k = 1 << bits
+    return Fraction(a_p * (two_k - a_q), (two_k - a_p) * a_q)
+
+
+class UnaryEncoding(Mechanism):
+    """Unary encoding over d items (see the module docstring)."""
+    kind = "unary_encoding"
+    input_metric = "DiscreteMetric"
+    output_measure = "MaxDivergence"
+
+    def __init__(self, d, epsilon, optimized=True, constant_time=False, bits=32):
+        self.d = check_int("d", d, 2, MAX_D)
+        self.epsilon_requested = check_rational("epsilon", epsilon, 0, MAX_EPSILON, lo_open=True)
+        for name, v in (("optimized", optimized), ("constant_time", constant_time)):
+            if not isinstance(v, bool):
+                raise ValueError(f"{name} must be a bool, got {v!r}")
+        self.optimized, self.constant_time = optimized, constant_time
+        self.bits = check_int("bits", bits, 2, 63)
+        self._args = {"d": self.d, "epsilon": epsilon, "optimized": optimized, "constant_time": constant_time,
+                      "bits": self.bits}
+        self.a_p, self.a_q = realize(self.epsilon_requested, optimized, self.bits)
+        if not 0 < self.a_q < self.a_p < (1 << self.bits):
+            half = 1 << (self.bits - 1)
+            a_p, a_q = (half, half - 1) if optimized else (half + 1, half - 1)
+            nearest = float_up(Fraction(log_up(_epsilon_of(a_p, a_q, self.bits))))
+            raise ValueError(f"epsilon = {float(self.epsilon_requested)!r} is too small for bits = {self.bits}: "
+                             f"p and q round to the same probability; the nearest valid epsilon is {nearest!r} "
+                             "(or use more bits)")
+        two_k = 1 << self.bits
+        self.p = Fraction(self.a_p, two_k)
+        self.q = Fraction(self.a_q, two_k)
+        self._ratio = _epsilon_of(self.a_p, self.a_q, self.bits)
+        self._eps = log_up(self._ratio)
+
+    @property
+    def input_domain(self):
+        return f"AtomDomain(item index in [0, {self.d}))"
+
+    @property
+    def output_domain(self):
+        return f"VectorDomain(AtomDomain(bool), size={self.d})"
+
+    def privacy_map(self, d_in):
+        return 0.0 if check_int("d_in", d_in, 0) == 0 else self._eps
+
+    def config(self):
+        return dict(self._args)
+
+    def realized(self):
+        return {"p": self.p, "q": self.q, "a_p": self.a_p, "a_q": self.a_q, "bits": self.bits,
+                "epsilon": self._eps}
+
+    # --- releases
+    def check_input(self, x):
+        return check_int("x (item index)", x, 0, self.d - 1)
+
+    def release(self, src, x):
+        sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
+        return [int(sample(src, self.a_p if i == x else self.a_q, self.bits)) for i in range(self.d)]
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation (Numba, all cores): values are n item indices in [0, d); device i draws
+        from the keyed stream (seed, device_ids[i], stream 0), bit-identical to the C library.
+        Returns an n x d uint8 matrix of reports; raises ValueError / EntropyError (nothing
+        returned)."""
+        return super().simulate(values, seed, device_ids)
+
+    # --- fleet kernel
+    def fleet_inputs(self, values):
+        from ._kernels_mech import int_array
+        return int_array(f"values (item indices in [0, {self.d - 1}])", values, 1, 0, self.d - 1)
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_ue import fleet_unary_encoding
+        out = np.zeros((x.shape[0], self.d), dtype=np.uint8)
+        fleet_unary_encoding(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits),
+                             bool(self.constant_time), x, out, status, bits)
+        return out
+
+    # --- estimation
+    def estimate(self, reports):
+        """Unbiased item frequencies f_i = (Y_i / n - q) / (p - q), Y_i the reports with bit i set.
+
+        Var(f_i) = (f_i p(1-p) + (1 - f_i) q(1-q)) / (n (p - q)^2) exactly (independent devices);
+        the standard error plugs in f_i clipped to [0, 1]."""
+        y = reports_array(reports)
+        if y.ndim != 2 or y.shape[1] != self.d:
+            raise ValueError(f"reports must be an n x d = n x {self.d} matrix of bits")
+        if y.size and (y.min() < 0 or y.max() > 1):
+            raise ValueError("reports must hold 0/1 bits")
+        n = y.shape[0]
+        p, q = float(self.p), float(self.q)
+        est = (y.sum(axis=0, dtype=np.int64) / n - q) / (p - q)
+        return Estimate("frequency", est, np.sqrt(self.variance(np.clip(est, 0.0, 1.0), n)))
+
+    def variance(self, f, n):
+        """Closed-form variance of the frequency estimate of an item with true frequency f."""
+        p, q = float(self.p), float(self.q)
+        f = np.asarray(f, dtype=np.float64)
+        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
+
+    def synthetic_population(self, devices, seed):
+        """Zipf(1.1)-distributed items; the truth is each item's share."""
+        rng = np.random.default_rng([seed, 0x5EED])
+        w = 1.0 / np.arange(1, self.d + 1) ** 1.1
+        values = rng.choice(self.d, size=devices, p=w / w.sum()).astype(np.int64)
+        return values, np.bincount(values, minlength=self.d) / devices
+
+    # --- device form
+    def device_spec(self, dim=None):
+        """The C device form (keys: see fxdp.mechanisms.base); d <= FXDP_UE_MAX_D = 1024."""
+        if self.d > MAX_DEVICE_D:
+            raise ValueError(f"d = {self.d}: the C device form holds at most FXDP_UE_MAX_D = {MAX_DEVICE_D} items")
+        ct = self.constant_time
+        name = "optimized (OUE)" if self.optimized else "symmetric (SUE)"
+        return {
+            "c_function": "fxdp_unary_encoding_ct" if ct else "fxdp_unary_encoding",
+            "cfg_type": "fxdp_ue_cfg",
+            "cfg_init": _init([("a_p", u64(self.a_p)), ("a_q", u64(self.a_q)), ("d", u32(self.d)),
+                               ("bits", u8(self.bits))]),
+            "tables": [],
+            "input": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint8_t", "count": self.d},
+            "sources": list(SRC_UE),
+            "summary": (f"unary encoding, {name}, over d = {self.d} items: report bit i is 1 w.p. "
+                        f"p = {_p(self.p)} for the input's item, q = {_p(self.q)} otherwise; epsilon <= "
+                        f"{self.epsilon!r}; " + _ct_text(ct, self.d * self.bits)),
+        }
+
+    def c_config(self, dim=None):
+        from .. import native
+        cfg = native.ffi.new("fxdp_ue_cfg *", {"a_p": self.a_p, "a_q": self.a_q, "d": self.d, "bits": self.bits})
+        return CConfig(cfg, [], "fxdp_unary_encoding" + ("_ct" if self.constant_time else ""), self.constant_time,
+                       "uint32_t", np.uint32, out_ctype="uint8_t", out_dtype=np.uint8, out_count=self.d)
+
+    def release_output(self, out):
+        return [int(v) for v in out]
+
+    def harness_inputs(self):
+        return {"kind": "index", "n": self.d}
+
+    # --- audit and plots
+    def exact_audit(self, d_in=1):
+        """Bits are independent given x, so for x != x' the ratio P(y|x)/P(y|x') is the product of
+        the two items' factors, at most p/q * (1-q)/(1-p), attained at y_x = 1, y_x' = 0."""
+        if d_in != 1:
+            return super().exact_audit(d_in)
+        witness = {"x": 0, "x_prime": 1, "output": "bit 0 = 1, bit 1 = 0, any other bits",
+                   "ratio": str(self._ratio), "p": str(self.p), "q": str(self.q)}
+        return AuditReport(repr(self), self.epsilon, ratio_eps(self._ratio), witness,
+                           method="exact (per-item product form)")
+
+    def audit_pairs(self):
+        return [(x, xp) for x in range(self.d) for xp in range(self.d) if x != xp]
+
+    def output_pmf(self, x):
+        """Exact pmf of the whole report (2^d outputs; small d only)."""
+        if self.d > 16:
+            raise ValueError(f"output_pmf enumerates 2^d reports: d <= 16, got {self.d}")
+        x = self.check_input(x)
+        out = {}
+        for y in product((0, 1), repeat=self.d):
+            pr = Fraction(1)
+            for i, b in enumerate(y):
+                pi = self.p if i == x else self.q
+                pr *= pi if b else 1 - pi
+            out[y] = pr
+        return out
+
+    def default_pair(self):
+        return 0, 1
+
+    def output_distribution(self, x, x_prime):
+        if self.d > PLOT_MAX_D:
+            raise ValueError(f"unary encoding over d = {self.d} items has 2^{self.d} reports: the exact distribution "
+                             f"is enumerated only up to d = {PLOT_MAX_D} (fxdp.audit gives the worst case in "
+                             "product form)")
+        return super().output_distribution(x, x_prime)
+
+
+def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32):
+    """Unary encoding over d items (2 <= d; the C device form takes d <= 1024): optimized (OUE,
+    p = 1/2) or symmetric (SUE); epsilon in (0, 64], realized with dyadic p, q over 2^bits so that
+    the realized epsilon (``m.epsilon``) never exceeds the requested one."""
+    return UnaryEncoding(d, epsilon, optimized, constant_time, bits)
