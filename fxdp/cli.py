@@ -4,7 +4,8 @@
     fxdp export CONFIG --target NAME --out DIR [--force]
     fxdp simulate CONFIG [--devices N] [--seed S] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
-    fxdp plot CONFIG {distribution,loss,error} --out FILE [--x X --x-prime X'] [--json]
+    fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
+    fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--json]
     fxdp targets [--json]
 
 JSON output (--json) is one object per command; its keys are stable
@@ -132,6 +133,10 @@ def cmd_plot(args):
         summary = {"kind": "loss", "x": r.x, "x_prime": r.x_prime, "d_in": r.d_in,
                    "epsilon_claimed": r.epsilon_claimed, "worst_output": r.worst_output,
                    "worst_loss": r.worst_loss}
+    elif args.kind == "account":
+        r = plots.plot_account(m, path=args.out, delta=args.delta)
+        summary = {"kind": "account", "delta": r.delta, "sizes": list(r.sizes),
+                   "epsilon0": list(r.epsilon0), "central": [list(c) for c in r.central]}
     else:
         try:
             sizes = [int(float(v)) for v in args.sizes.split(",")]
@@ -147,6 +152,51 @@ def cmd_plot(args):
         _print_json(summary)
     else:
         print(f"{args.kind} plot of {repr(m)} written to {args.out}")
+    return 0
+
+
+def _fmt_eps(v):
+    return "-" if v is None else f"{v:.6g}"
+
+
+def cmd_account(args):
+    from .accounting import deployment
+    from .audit import audit
+    from .config import load_config
+    cfg = load_config(args.config)
+    m = cfg.mechanism
+    if args.devices is None:
+        raise ValueError("--devices N is required (the number of reports shuffled together, >= 2)")
+    report = audit(m)
+    out = deployment(m, args.devices, rounds=args.rounds, delta=args.delta, shuffled=args.shuffled,
+                     audit=report)
+    if args.json:
+        _print_json(out)
+        return 0
+    lb = out["local_budget"]
+    rows = [("local epsilon, claimed", out["epsilon_claimed"], "m.privacy_map(1), rounded up"),
+            ("local epsilon, realized", out["epsilon_realized"], f"fxdp.audit: {report.method}")]
+    if args.shuffled:
+        sh = out["shuffled"]
+        rows += [("central epsilon, shuffled (certified)", sh["certified"], sh["regime"]),
+                 ("  float estimate", sh["float_estimate"], "same bound, float, no directed rounding"),
+                 ("  FMT closed form", sh["closed_form"], sh["closed_form_regime"])]
+    rows += [(f"per-device budget, {out['rounds']} rounds, basic", lb["basic"], lb["regime"]["basic"])]
+    if lb["advanced"] is not None:
+        rows.append(("  advanced composition", lb["advanced"], lb["regime"]["advanced"]))
+    if "optimal" in lb["regime"]:
+        rows.append(("  optimal composition (KOV)", lb["optimal"], lb["regime"]["optimal"]))
+    if lb["memoized"] is not None:
+        rows.append(("  memoized (epsilon_infinite)", lb["memoized"], lb["regime"]["memoized"]))
+    rows.append(("  local budget (best)", lb["best"], "the smallest of the bounds above"))
+    if args.shuffled:
+        cb = out["central_budget"]
+        rows.append((f"central budget, {out['rounds']} rounds, shuffled", cb["best"], cb["regime"]))
+    print(f"{out['mechanism']}: {out['devices']:,} devices, {out['rounds']} rounds, delta {out['delta']:g}"
+          f" ({out['seconds']:.2f} s)")
+    width = max(len(r[0]) for r in rows)
+    for name, value, regime in rows:
+        print(f"  {name:<{width}}  {_fmt_eps(value):>12}  {regime}")
     return 0
 
 
@@ -207,15 +257,25 @@ def build_parser():
     pl = sub.add_parser("plot", help="plot a mechanism (matplotlib): output distribution, privacy loss, "
                                      "estimator error against fleet size")
     pl.add_argument("config")
-    pl.add_argument("kind", choices=["distribution", "loss", "error"])
+    pl.add_argument("kind", choices=["distribution", "loss", "error", "account"])
     pl.add_argument("--out", required=True, help="image file to write (.png, .svg, .pdf)")
     pl.add_argument("--x", help="first input (default: the audit witness or a pair in the middle)")
     pl.add_argument("--x-prime", dest="x_prime", help="second (neighbouring) input")
     pl.add_argument("--sizes", default="1000,10000,100000,1000000", help="fleet sizes for `error`")
     pl.add_argument("--repeats", type=int, default=5, help="fleets per size for `error`")
     pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--delta", type=float, default=1e-8, help="delta of the central epsilon for `account`")
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(func=cmd_plot)
+    ac = sub.add_parser("account", help="what a deployment promises: local epsilon (claimed, realized), the "
+                                        "shuffled central epsilon, the budget after R rounds (certified upward)")
+    ac.add_argument("config")
+    ac.add_argument("--devices", type=int, help="reports shuffled together per round (>= 2)")
+    ac.add_argument("--rounds", type=int, default=1, help="reports per device (default 1)")
+    ac.add_argument("--shuffled", action="store_true", help="reports pass through a shuffler: central epsilon")
+    ac.add_argument("--delta", type=float, default=1e-8, help="total delta (default 1e-8)")
+    ac.add_argument("--json", action="store_true")
+    ac.set_defaults(func=cmd_account)
     k = sub.add_parser("mechanisms", help="list the mechanism kinds (TOML kind = make_<kind>) and which export")
     k.add_argument("--json", action="store_true")
     k.set_defaults(func=cmd_mechanisms)

@@ -471,3 +471,67 @@ def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="esti
     _save(fig, plt, path)
     ee.path = path
     return ee
+
+
+# ==========================================================================
+# deployment accounting: central epsilon against the number of devices
+# ==========================================================================
+
+@dataclass
+class AccountCurve:
+    """central[i][j]: the certified shuffled epsilon (fxdp.accounting) of n = sizes[j] reports at
+    epsilon0[i] and delta (nan where shuffling gives no amplification); epsilon0[1] is the
+    mechanism's realized epsilon (fxdp.audit), epsilon0[0] and [2] its neighbours (x 1/2, x 2)."""
+    mechanism: str
+    delta: float
+    epsilon0: list
+    sizes: list
+    central: list
+    path: str | None = None
+
+    def __fspath__(self):
+        return str(self.path)
+
+
+def account_curve(m, sizes=None, delta=1e-8):
+    """The data of plot_account (no drawing)."""
+    from .accounting import shuffled_epsilon
+    from .audit import audit
+    check_mechanism(m, "account_curve")
+    eps0 = float(audit(m).epsilon_realized)
+    if not math.isfinite(eps0):
+        raise ValueError(f"the mechanism's realized epsilon is {eps0}: shuffling gives no finite bound")
+    sizes = [int(s) for s in (sizes or [10 ** k for k in range(2, 10)])]
+    values = [eps0 / 2, eps0, eps0 * 2]
+    central = []
+    for e0 in values:
+        row = []
+        for n in sizes:
+            try:
+                row.append(shuffled_epsilon(e0, n, delta).certified)
+            except ValueError:
+                row.append(math.nan)
+        central.append(row)
+    return AccountCurve(repr(m), float(delta), values, sizes, central)
+
+
+def plot_account(m, path="account.png", sizes=None, delta=1e-8):
+    """Draw the certified central epsilon against n (log-log) for the mechanism's realized epsilon0
+    and two neighbours; returns an AccountCurve (path None: data only)."""
+    plt = _plt() if path is not None else None
+    ac = account_curve(m, sizes, delta)
+    if path is None:
+        return ac
+    fig, ax = plt.subplots(1, 1, figsize=(7.5, 4.8))
+    for e0, row, style in zip(ac.epsilon0, ac.central, (":", "-", "--")):
+        label = f"epsilon0 = {e0:.4g}" + (" (this mechanism, realized)" if style == "-" else "")
+        ax.loglog(ac.sizes, row, "o" + style, label=label)
+    ax.set_xlabel("devices shuffled together (n)")
+    ax.set_ylabel(f"central epsilon at delta = {ac.delta:g} (certified)")
+    ax.set_title(f"{_wrap(ac.mechanism, 90)}\ncentral epsilon after shuffling (FMT 2021, certified upward)",
+                 fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, plt, path)
+    ac.path = path
+    return ac

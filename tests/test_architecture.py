@@ -16,17 +16,17 @@ ROOT = pathlib.Path(fxdp.__file__).parent
 
 # Layer of every module, by longest matching prefix (docs/architecture.md).
 LAYERS = {
-    "fxdp.errors": 0, "fxdp.fixed": 0, "fxdp.conservative": 0, "fxdp.validate": 0, "fxdp._jsonout": 0,
+    "fxdp.errors": 0, "fxdp._certified": 0, "fxdp.fixed": 0, "fxdp.conservative": 0, "fxdp.validate": 0, "fxdp._jsonout": 0,
     "fxdp.finite.bounds": 0, "fxdp.finite.constants": 0, "fxdp.finite.fixmath": 0,   # integer math, no draws
     "fxdp.bitsource": 1, "fxdp._cffi_build": 1, "fxdp.native": 1, "fxdp._fxdp_c": 1,
     "fxdp.samplers": 2, "fxdp.generator": 2,
     "fxdp.reports": 3,
     "fxdp.mechanisms": 4, "fxdp.finite": 4, "fxdp.registry": 4,
-    "fxdp.audit": 5, "fxdp.estimate": 5, "fxdp.estimate_rappor": 5, "fxdp.fleet": 5,
+    "fxdp.audit": 5, "fxdp.accounting": 5, "fxdp.estimate": 5, "fxdp.estimate_rappor": 5, "fxdp.fleet": 5,
     "fxdp.plots": 6, "fxdp.config": 6, "fxdp.targets": 6, "fxdp.export": 6, "fxdp.cli": 6, "fxdp.demo": 6,
     "fxdp.__main__": 6,
 }
-UPPER = ("fxdp.audit", "fxdp.estimate", "fxdp.fleet", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli",
+UPPER = ("fxdp.audit", "fxdp.accounting", "fxdp.estimate", "fxdp.fleet", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli",
          "fxdp.demo")
 
 

@@ -71,3 +71,14 @@ def test_api_tour_runs(tmp_path, monkeypatch):
     assert f"{results[7]:.10f}" in lines[7] and results[7] <= 2.0
     assert results[9] == {"releases": 10000, "mismatches": 0} and str(results[9]) in lines[9]
     assert (tmp_path / "fw" / "src" / "fxdp_config.h").is_file()
+
+
+def test_accounting_table_is_what_the_code_computes():
+    import importlib.util
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "accounting_table.py"
+    spec = importlib.util.spec_from_file_location("accounting_table", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    table = mod.table()
+    assert table in README
+    assert table.count("|") > 20
