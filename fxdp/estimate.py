@@ -91,3 +91,56 @@ _FINITE = ("laplace_fixed", "naive_laplace_fixed", "planar_laplace_fixed", "lapl
 def fixed_point_mean(raw_outputs, mechanism):
     """Mean of the true values from fixed-point Laplace releases (raw outputs of ``m.simulate``)."""
     return _expect(mechanism, _FINITE, "fixed_point_mean").estimate(raw_outputs)
+
+
+# --------------------------------------------------------------------------
+# frequency oracles: consistency post-processing and the choice of oracle
+
+def norm_sub(frequencies):
+    """Norm-Sub consistency (Wang, Lopuhaa-Zwakenberg, Li, Skoric, Li, NDSS 2020): the frequencies
+    max(f_i - delta, 0) with the one delta that makes them sum to 1.  Non-negative, summing to 1,
+    and the closest such vector to the unbiased estimates in L2 (their projection onto the
+    simplex).  The result is biased, with a smaller mean squared error."""
+    f = np.asarray(getattr(frequencies, "estimate", frequencies), dtype=np.float64)
+    if f.ndim != 1 or f.size < 2 or not np.isfinite(f).all():
+        raise ValueError(f"frequencies must be a 1-d array of at least 2 finite numbers, got shape {f.shape}")
+    s = np.sort(f)[::-1]
+    cum = np.cumsum(s) - 1.0
+    k = np.nonzero(s - cum / np.arange(1, f.size + 1) > 0)[0][-1]
+    delta = cum[k] / (k + 1)
+    return np.maximum(f - delta, 0.0)
+
+
+def recommend_frequency_oracle(epsilon, d, n, bits=32):
+    """The frequency oracles fxdp has, realized for (epsilon, d) as a device would hold them, ranked
+    by the closed-form variance of one item's frequency estimate at frequency 0 (the typical item of
+    a large domain) over n reports.  Returns a list of {kind, config, epsilon, variance, bits_per_report},
+    smallest variance first."""
+    from fractions import Fraction
+
+    from .conservative import exp_interval
+    from .registry import constructor
+    from .validate import check_int, check_rational
+    eps = check_rational("epsilon", epsilon, 0, 64, lo_open=True)
+    d = check_int("d", d, 2, 1 << 20)
+    n = check_int("n", n, 1)
+    lo, _ = exp_interval(eps)
+    candidates = [("unary_encoding", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, d),
+                  ("unary_encoding", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, d)]
+    if d <= 1 << min(bits - 1, 16):
+        # k-ary RR at p = e^eps / (e^eps + d - 1), from a lower bound on e^eps (never above epsilon)
+        prob = Fraction(lo) / (lo + d - 1)
+        candidates.append(("randomized_response", {"categories": list(range(d)), "prob": prob,
+                                                   "bits": min(bits, 32)}, max(1, (d - 1).bit_length())))
+    rows = []
+    for kind, kwargs, size in candidates:
+        try:
+            m = constructor(kind)(**kwargs)
+        except ValueError:            # the oracle cannot realize this epsilon at this precision
+            continue
+        shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
+        rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon,
+                     "variance": float(m.variance(0.0, n)), "bits_per_report": size})
+    if not rows:
+        raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")
+    return sorted(rows, key=lambda r: r["variance"])

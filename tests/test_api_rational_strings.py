@@ -45,7 +45,7 @@ def _fingerprint(m):
     the Numba/C parameter block and the C configuration."""
     out = {"realized": m.realized(), "epsilon": m.epsilon, "config": m.config(), "repr": repr(m)}
     if hasattr(m, "kernel_params"):
-        out["kernel"] = m.kernel_params()
+        out["kernel"] = [v.tolist() if hasattr(v, "tolist") else v for v in m.kernel_params()]
     if m.kind != "naive_laplace_fixed":
         spec = m.device_spec()
         out["device"] = spec if isinstance(spec, dict) else (spec.c_function, spec.cfg_init, spec.tables)

@@ -188,3 +188,40 @@ def test_entropy_failure_releases_nothing(optimized, ct, monkeypatch):
     assert (st == 2).all() and (out == 0).all()
     with pytest.raises(EntropyError):
         m.release(ReplaySource([1, 2]), 3)                       # 64 bits are not enough for 40 items
+
+
+def test_norm_sub_is_the_projection_onto_the_simplex():
+    from fxdp.estimate import norm_sub
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        f = rng.normal(0.1, 0.3, rng.integers(2, 30))
+        g = norm_sub(f)
+        assert (g >= 0).all() and abs(g.sum() - 1) < 1e-12
+        # g = max(f - delta, 0) for one delta, and no other simplex point is closer (random probes)
+        delta = (f - g)[g > 0]
+        assert np.ptp(delta) < 1e-12
+        for _ in range(20):
+            h = rng.dirichlet(np.ones(f.size))
+            assert np.sum((f - g) ** 2) <= np.sum((f - h) ** 2) + 1e-12
+    with pytest.raises(ValueError, match="frequencies must be a 1-d array"):
+        norm_sub([1.0])
+
+
+def test_k_ary_rr_variance_matches_the_empirical_one():
+    m = fxdp.make_randomized_response(list(range(6)), "1/2")
+    values, truth = m.synthetic_population(20_000, seed=2)
+    est = np.array([m.estimate(m.simulate(values, seed=s)).estimate for s in range(200)])
+    ratio = (est - truth).var(axis=0, ddof=1) / m.variance(truth, 20_000)
+    assert ((ratio > 0.7) & (ratio < 1.35)).all(), ratio
+
+
+def test_recommendation_follows_the_closed_forms():
+    from fxdp.estimate import recommend_frequency_oracle
+    small = recommend_frequency_oracle(1, 4, 10**6)
+    large = recommend_frequency_oracle(1, 1024, 10**6)
+    assert small[0]["kind"] == "randomized_response"          # d < 3 e^eps + 2: k-RR wins
+    assert large[0]["kind"] == "unary_encoding" and large[0]["config"]["optimized"] is True
+    assert large[-1]["kind"] == "randomized_response" and large[-1]["variance"] > 50 * large[0]["variance"]
+    assert all(r["epsilon"] <= 1 for r in small + large)
+    with pytest.raises(ValueError, match="d must be"):
+        recommend_frequency_oracle(1, 1, 100)

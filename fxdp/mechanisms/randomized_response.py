@@ -310,6 +310,16 @@ class RandomizedResponse(Mechanism):
         se = np.sqrt(y * (1 - y) / n) / (p - q)
         return Estimate("frequency", est, se)
 
+    def variance(self, f, n):
+        """Closed-form variance of the frequency estimate of a category with true frequency f among
+        n devices (their values fixed): (f p(1-p) + (1-f) q(1-q)) / (n (p-q)^2).  The estimator's
+        reported stderr plugs in the observed share y instead, sqrt(y(1-y)/n)/(p-q), which also
+        counts the spread of a sampled population, so against one fleet it is conservative."""
+        p = float(self.p_realized)
+        q = (1 - p) / (self.t - 1)
+        f = np.asarray(f, dtype=np.float64)
+        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
+
     def synthetic_population(self, devices, seed):
         rng = np.random.default_rng([seed, 0x5EED])
         weights = 1.0 / np.arange(1, self.t + 1)
