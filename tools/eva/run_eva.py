@@ -33,18 +33,21 @@ REPO = HERE.parent.parent
 DRIVERS = HERE / "drivers"
 BASELINE = HERE / "baseline.json"
 
+EXTRA = os.environ.get("EVA_EXTRA", "").split()   # experiments only
+
 # The analysis, stated once (docs/verification.md quotes it).
 EVA_OPTS = [
     "-machdep", "gcc_x86_64",          # LP64 host ABI with GCC's builtins declared
     "-eva",
     "-eva-precision", "1",             # then the explicit settings below override its choices
     "-eva-auto-loop-unroll", "64",     # constant-bound loops up to 64 iterations (init, wipes, cordic)
-    "-eva-slevel", "64",
+    "-eva-slevel", "10",
     "-eva-split-return", "auto",       # keep "returned OK" apart from "failed" (outputs written only on OK)
-    "-eva-partition-history", "1",
+    "-eva-domains", "cvalue,symbolic-locations,octagon",   # relations x - y in [a, b]: the bit reader
     "-eva-no-show-progress",
     "-eva-msg-key=-initial-state,-final-states",
     "-eva-print-callstacks",
+    *EXTRA,
 ]
 TIMEOUT_S = 300     # per driver; the whole run has a fixed budget in tests/test_eva.py
 
@@ -107,6 +110,8 @@ def run_one(name: str, driver: Path, src: Path) -> dict:
     dt = time.monotonic() - t0
     alarms = []
     for m in ALARM_RE.finditer(log):
+        if "postcondition got status" in m.group("body") and m.group("file").endswith("fxdp.h"):
+            continue    # the ACSL contracts of fxdp.h's fixed-point helpers: WP proves them (run_wp.sh)
         k = alarm_key(src, m.group("file"), int(m.group("line")), m.group("body").split("\n  stack:")[0])
         k = k.split(" stack: ")[0]
         if k not in alarms:
