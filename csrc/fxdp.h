@@ -37,7 +37,10 @@ typedef enum {
  * the type's range; checked_* and mul_q_* return FXDP_ERR_RANGE on overflow
  * (FXDP_ERR_PARAM on a NULL out or a bad frac/rounding/saturate) and write
  * *out only on FXDP_OK.  No undefined behaviour for any input.  Not audited
- * for constant time: they may branch on the data (sign, overflow). */
+ * for constant time: they may branch on the data (sign, overflow).
+ * The ACSL comments before the prototypes state these contracts (mathematical integers);
+ * Frama-C WP proves them, and the absence of runtime errors, from csrc/fxdp_fixed.c (tools/eva/run_wp.sh,
+ * docs/verification.md). */
 
 /* How mul_q_* rounds the dropped fraction bits of the exact product. */
 typedef enum {
@@ -47,30 +50,104 @@ typedef enum {
     FXDP_ROUND_TOWARD_ZERO = 3    /* truncate                           */
 } fxdp_round;
 
+/*@ assigns \nothing; ensures \result <= 32; ensures x == 0 <==> \result == 32; */
 unsigned fxdp_clz32(uint32_t x);  /* leading zero bits of x; 32 for x == 0 */
+/*@ assigns \nothing; ensures \result <= 64; */
 unsigned fxdp_clz64(uint64_t x);  /* leading zero bits of x; 64 for x == 0 */
 
+/*@ assigns \nothing; ensures \result == (a + b > INT32_MAX ? INT32_MAX : a + b < INT32_MIN ? INT32_MIN : a + b); */
 int32_t fxdp_sat_add_i32(int32_t a, int32_t b);  /* a + b clamped to [INT32_MIN, INT32_MAX] */
+/*@ assigns \nothing; ensures \result == (a - b > INT32_MAX ? INT32_MAX : a - b < INT32_MIN ? INT32_MIN : a - b); */
 int32_t fxdp_sat_sub_i32(int32_t a, int32_t b);  /* a - b clamped to [INT32_MIN, INT32_MAX] */
+/*@ requires out == \null || \valid(out);
+    behavior null: assumes out == \null; assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior fits: assumes out != \null && INT32_MIN <= a + b <= INT32_MAX;
+      assigns *out; ensures \result == FXDP_OK && *out == a + b;
+    behavior range: assumes out != \null && !(INT32_MIN <= a + b <= INT32_MAX);
+      assigns \nothing; ensures \result == FXDP_ERR_RANGE;
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_checked_add_i32(int32_t a, int32_t b, int32_t *out);  /* *out = a + b, or FXDP_ERR_RANGE */
+/*@ requires out == \null || \valid(out);
+    behavior null: assumes out == \null; assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior fits: assumes out != \null && INT32_MIN <= a - b <= INT32_MAX;
+      assigns *out; ensures \result == FXDP_OK && *out == a - b;
+    behavior range: assumes out != \null && !(INT32_MIN <= a - b <= INT32_MAX);
+      assigns \nothing; ensures \result == FXDP_ERR_RANGE;
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_checked_sub_i32(int32_t a, int32_t b, int32_t *out);  /* *out = a - b, or FXDP_ERR_RANGE */
 /* *out = round(a * b / 2^frac) (exact 64-bit product), frac 0..31, saturate 0 (FXDP_ERR_RANGE) or 1 (clamp). */
+/*@ requires out == \null || \valid(out);
+    behavior bad: assumes !(out != \null && frac <= 31 && rounding <= 3 && (saturate == 0 || saturate == 1));
+      assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior clamp: assumes out != \null && frac <= 31 && rounding <= 3 && (saturate == 0 || saturate == 1) && saturate == 1;
+      assigns *out; ensures \result == FXDP_OK;
+    behavior check: assumes out != \null && frac <= 31 && rounding <= 3 && (saturate == 0 || saturate == 1) && saturate == 0;
+      assigns *out; ensures \result == FXDP_OK || (\result == FXDP_ERR_RANGE && *out == \old(*out));
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_mul_q_i32(int32_t a, int32_t b, unsigned frac, fxdp_round rounding, int saturate,
                            int32_t *out);
 
+/*@ assigns \nothing; ensures \result == (a + b > INT64_MAX ? INT64_MAX : a + b < INT64_MIN ? INT64_MIN : a + b); */
 int64_t fxdp_sat_add_i64(int64_t a, int64_t b);  /* a + b clamped to [INT64_MIN, INT64_MAX] */
+/*@ assigns \nothing; ensures \result == (a - b > INT64_MAX ? INT64_MAX : a - b < INT64_MIN ? INT64_MIN : a - b); */
 int64_t fxdp_sat_sub_i64(int64_t a, int64_t b);  /* a - b clamped to [INT64_MIN, INT64_MAX] */
+/*@ requires out == \null || \valid(out);
+    behavior null: assumes out == \null; assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior fits: assumes out != \null && INT64_MIN <= a + b <= INT64_MAX;
+      assigns *out; ensures \result == FXDP_OK && *out == a + b;
+    behavior range: assumes out != \null && !(INT64_MIN <= a + b <= INT64_MAX);
+      assigns \nothing; ensures \result == FXDP_ERR_RANGE;
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_checked_add_i64(int64_t a, int64_t b, int64_t *out);  /* *out = a + b, or FXDP_ERR_RANGE */
+/*@ requires out == \null || \valid(out);
+    behavior null: assumes out == \null; assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior fits: assumes out != \null && INT64_MIN <= a - b <= INT64_MAX;
+      assigns *out; ensures \result == FXDP_OK && *out == a - b;
+    behavior range: assumes out != \null && !(INT64_MIN <= a - b <= INT64_MAX);
+      assigns \nothing; ensures \result == FXDP_ERR_RANGE;
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_checked_sub_i64(int64_t a, int64_t b, int64_t *out);  /* *out = a - b, or FXDP_ERR_RANGE */
 /* *out = round(a * b / 2^frac) (exact 128-bit product from 32-bit limbs), frac 0..63, saturate 0 or 1. */
+/*@ requires out == \null || \valid(out);
+    behavior bad: assumes !(out != \null && frac <= 63 && rounding <= 3 && (saturate == 0 || saturate == 1));
+      assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior clamp: assumes out != \null && frac <= 63 && rounding <= 3 && (saturate == 0 || saturate == 1) && saturate == 1;
+      assigns *out; ensures \result == FXDP_OK;
+    behavior check: assumes out != \null && frac <= 63 && rounding <= 3 && (saturate == 0 || saturate == 1) && saturate == 0;
+      assigns *out; ensures \result == FXDP_OK || (\result == FXDP_ERR_RANGE && *out == \old(*out));
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_mul_q_i64(int64_t a, int64_t b, unsigned frac, fxdp_round rounding, int saturate,
                            int64_t *out);
 
+/*@ assigns \nothing; ensures \result == (a + b > UINT32_MAX ? UINT32_MAX : a + b < 0 ? 0 : a + b); */
 uint32_t fxdp_sat_add_u32(uint32_t a, uint32_t b);  /* a + b clamped to UINT32_MAX */
+/*@ assigns \nothing; ensures \result == (a - b > UINT32_MAX ? UINT32_MAX : a - b < 0 ? 0 : a - b); */
 uint32_t fxdp_sat_sub_u32(uint32_t a, uint32_t b);  /* a - b clamped to 0 */
+/*@ requires out == \null || \valid(out);
+    behavior null: assumes out == \null; assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior fits: assumes out != \null && 0 <= a + b <= UINT32_MAX;
+      assigns *out; ensures \result == FXDP_OK && *out == a + b;
+    behavior range: assumes out != \null && !(0 <= a + b <= UINT32_MAX);
+      assigns \nothing; ensures \result == FXDP_ERR_RANGE;
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_checked_add_u32(uint32_t a, uint32_t b, uint32_t *out);  /* *out = a + b, or FXDP_ERR_RANGE */
+/*@ requires out == \null || \valid(out);
+    behavior null: assumes out == \null; assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior fits: assumes out != \null && 0 <= a - b <= UINT32_MAX;
+      assigns *out; ensures \result == FXDP_OK && *out == a - b;
+    behavior range: assumes out != \null && !(0 <= a - b <= UINT32_MAX);
+      assigns \nothing; ensures \result == FXDP_ERR_RANGE;
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_checked_sub_u32(uint32_t a, uint32_t b, uint32_t *out);  /* *out = a - b, or FXDP_ERR_RANGE */
 /* *out = round(a * b / 2^frac) (exact 64-bit product), frac 0..32, saturate 0 or 1. */
+/*@ requires out == \null || \valid(out);
+    behavior bad: assumes !(out != \null && frac <= 32 && rounding <= 3 && (saturate == 0 || saturate == 1));
+      assigns \nothing; ensures \result == FXDP_ERR_PARAM;
+    behavior clamp: assumes out != \null && frac <= 32 && rounding <= 3 && (saturate == 0 || saturate == 1) && saturate == 1;
+      assigns *out; ensures \result == FXDP_OK;
+    behavior check: assumes out != \null && frac <= 32 && rounding <= 3 && (saturate == 0 || saturate == 1) && saturate == 0;
+      assigns *out; ensures \result == FXDP_OK || (\result == FXDP_ERR_RANGE && *out == \old(*out));
+    complete behaviors; disjoint behaviors; */
 fxdp_status fxdp_mul_q_u32(uint32_t a, uint32_t b, unsigned frac, fxdp_round rounding, int saturate,
                            uint32_t *out);
 

@@ -1,0 +1,92 @@
+/* Eva drivers: layer 4 mechanisms of csrc/fxdp.h.  Every cfg field is arbitrary (pointer fields
+ * valid or NULL); input and output buffers are the largest any valid cfg needs (x and out have
+ * the count the contract gives for every cfg that passes the checks, so an access beyond them
+ * would be a read or write before the parameter check). */
+#include "eva_common.h"
+
+/* rr: t - 1 thresholds with t <= 2^(k-1) <= 2^31; geometric: 2 width <= 65534 */
+static uint32_t rr_table[0x80000000u];
+static uint32_t geo_table[1u << 16];
+
+static fxdp_rr_bool_cfg rb;
+static fxdp_rr_cfg rc;
+static fxdp_rappor_cfg rp;
+static fxdp_geometric_cfg gc;
+
+static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
+static uint32_t x32, o32;
+static int64_t x64[FXDP_GEOMETRIC_MAX_N], o64[FXDP_GEOMETRIC_MAX_N];
+
+void eva_rr_bool(void)
+{
+    eva_unknown(&rb, sizeof rb);
+    eva_unknown(x8, 1);
+    (void)fxdp_rr_bool(eva_rng_or_null(), EVA_OR_NULL(&rb), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
+}
+
+void eva_rr_bool_ct(void)
+{
+    eva_unknown(&rb, sizeof rb);
+    eva_unknown(x8, 1);
+    (void)fxdp_rr_bool_ct(eva_rng_or_null(), EVA_OR_NULL(&rb), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
+}
+
+static void any_rr_cfg(void)
+{
+    eva_unknown(&rc, sizeof rc);
+    eva_unknown(rr_table, sizeof rr_table);
+    rc.thresholds = EVA_OR_NULL(rr_table);
+    x32 = any_u32();
+}
+
+void eva_rr(void)
+{
+    any_rr_cfg();
+    (void)fxdp_rr(eva_rng_or_null(), EVA_OR_NULL(&rc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_rr_ct(void)
+{
+    any_rr_cfg();
+    (void)fxdp_rr_ct(eva_rng_or_null(), EVA_OR_NULL(&rc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_rappor(void)
+{
+    eva_unknown(&rp, sizeof rp);
+    eva_unknown(x8, sizeof x8);
+    (void)fxdp_rappor(eva_rng_or_null(), EVA_OR_NULL(&rp), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
+}
+
+void eva_rappor_ct(void)
+{
+    eva_unknown(&rp, sizeof rp);
+    eva_unknown(x8, sizeof x8);
+    (void)fxdp_rappor_ct(eva_rng_or_null(), EVA_OR_NULL(&rp), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
+}
+
+static void any_geo_cfg(void)
+{
+    eva_unknown(&gc, sizeof gc);
+    eva_unknown(geo_table, sizeof geo_table);
+    gc.thresholds = EVA_OR_NULL(geo_table);
+    eva_unknown(x64, sizeof x64);
+}
+
+void eva_geometric(void)
+{
+    any_geo_cfg();
+    (void)fxdp_geometric(eva_rng_or_null(), EVA_OR_NULL(&gc), EVA_OR_NULL(x64), EVA_OR_NULL(o64));
+}
+
+void eva_geometric_ct(void)
+{
+    any_geo_cfg();
+    (void)fxdp_geometric_ct(eva_rng_or_null(), EVA_OR_NULL(&gc), EVA_OR_NULL(x64), EVA_OR_NULL(o64));
+}
+
+void eva_geometric_ct_rom(void)
+{
+    any_geo_cfg();
+    (void)fxdp_geometric_ct_rom(eva_rng_or_null(), EVA_OR_NULL(&gc), EVA_OR_NULL(x64), EVA_OR_NULL(o64));
+}
