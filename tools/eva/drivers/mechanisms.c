@@ -12,8 +12,10 @@ static fxdp_rr_bool_cfg rb;
 static fxdp_rr_cfg rc;
 static fxdp_rappor_cfg rp;
 static fxdp_geometric_cfg gc;
+static fxdp_ue_cfg uc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
+static uint8_t ue_out[FXDP_UE_MAX_D];
 static uint32_t x32, o32;
 static int64_t x64[FXDP_GEOMETRIC_MAX_N], o64[FXDP_GEOMETRIC_MAX_N];
 
@@ -89,4 +91,18 @@ void eva_geometric_ct_rom(void)
 {
     any_geo_cfg();
     (void)fxdp_geometric_ct_rom(eva_rng_or_null(), EVA_OR_NULL(&gc), EVA_OR_NULL(x64), EVA_OR_NULL(o64));
+}
+
+void eva_unary_encoding(void)
+{
+    eva_unknown(&uc, sizeof uc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_unary_encoding(eva_rng_or_null(), EVA_OR_NULL(&uc), EVA_OR_NULL(&x32), EVA_OR_NULL(ue_out));
+}
+
+void eva_unary_encoding_ct(void)
+{
+    eva_unknown(&uc, sizeof uc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_unary_encoding_ct(eva_rng_or_null(), EVA_OR_NULL(&uc), EVA_OR_NULL(&x32), EVA_OR_NULL(ue_out));
 }
