@@ -13,6 +13,7 @@ lie on the safe side.
 from __future__ import annotations
 
 import math
+import struct
 from fractions import Fraction
 
 _PREC = 256  # bits kept in intermediate dyadic roundings
@@ -75,10 +76,45 @@ def exp_interval(q, prec=_PREC):
 
 
 def _log_estimate(x):
-    """A float within a few ulps of ln(x) (the start of the certified search)."""
+    """A float near ln(x), the start of the certified search: within a few ulps, except near 1
+    where float(x) has lost the digits of x - 1 (the search then gallops; see _gallop)."""
     if Fraction(1, 10**300) < x < 10**300:
         return math.log(float(x))
     return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _ordered(f):
+    """The float f as an integer in the order of the floats (-0.0 and 0.0 both 0)."""
+    i = struct.unpack("<q", struct.pack("<d", f))[0]
+    return -(i & 0x7FFFFFFFFFFFFFFF) if i < 0 else i
+
+
+def _ulps(f, n, direction):
+    """f moved n ulps toward direction (+-inf), in O(1)."""
+    j = _ordered(f) + (n if direction > 0 else -n)
+    bits = (-j) | (1 << 63) if j < 0 else j
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def _gallop(f, ok, direction):
+    """The first float from f in the given direction (f included) for which ok holds, ok being
+    monotone: steps of 1, 2, 4, ... ulps until ok, then bisection on the ulp count.  The same
+    float as stepping one ulp at a time, in a few dozen exp evaluations even when the estimate
+    is 10^9 ulps off (ln(x) for x within 10^-9 of 1: stepping hung).  Whatever ok does, the
+    result satisfies it, so the bound stays certified."""
+    if ok(f):
+        return f
+    bad, n = 0, 1
+    while not ok(_ulps(f, n, direction)):
+        bad, n = n, 2 * n
+    good = n
+    while good - bad > 1:
+        mid = (good + bad) // 2
+        if ok(_ulps(f, mid, direction)):
+            good = mid
+        else:
+            bad = mid
+    return _ulps(f, good, direction)
 
 
 def log_up(x):
@@ -86,12 +122,7 @@ def log_up(x):
     x = _as_fraction(x, "x")
     if x <= 0:
         raise ValueError(f"x must be > 0, got {x}")
-    f = _log_estimate(x)
-    while True:
-        lo, _ = exp_interval(Fraction(f))
-        if lo >= x:
-            return f + 0.0
-        f = math.nextafter(f, math.inf)
+    return _gallop(_log_estimate(x), lambda f: exp_interval(Fraction(f))[0] >= x, math.inf) + 0.0
 
 
 def log_down(x):
@@ -99,12 +130,7 @@ def log_down(x):
     x = _as_fraction(x, "x")
     if x <= 0:
         raise ValueError(f"x must be > 0, got {x}")
-    f = _log_estimate(x)
-    while True:
-        _, hi = exp_interval(Fraction(f))
-        if hi <= x:
-            return f + 0.0
-        f = math.nextafter(f, -math.inf)
+    return _gallop(_log_estimate(x), lambda f: exp_interval(Fraction(f))[1] <= x, -math.inf) + 0.0
 
 
 def div_up(a, b):

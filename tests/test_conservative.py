@@ -47,3 +47,19 @@ def test_div_and_float_up():
     assert Fraction(float_up(Fraction(2, 3))) >= Fraction(2, 3)
     assert float_up(Fraction(1, 2)) == 0.5
     assert exp_le(Fraction(27, 10), 1) and not exp_le(Fraction(272, 100), 1)
+
+
+def test_log_near_one_is_found_quickly_and_certified():
+    """ln(x) for x within 1e-9 .. 1e-15 of 1: float(x) loses the digits of x - 1, so the search
+    starts up to ~10^9 ulps from the answer; it gallops (it used to step one ulp at a time and
+    hang).  The results stay certified: exp of the bound brackets x."""
+    import time
+
+    from fxdp.conservative import exp_interval, log_down, log_up
+    t0 = time.perf_counter()
+    for k in (30, 40, 50):
+        for x in (1 + Fraction(1, 2**k) + Fraction(1, 3 * 2**(k + 20)), 1 - Fraction(1, 3 * 2**k)):
+            up, down = log_up(x), log_down(x)
+            assert exp_interval(Fraction(up))[0] >= x >= exp_interval(Fraction(down))[1]
+            assert down <= up
+    assert time.perf_counter() - t0 < 30
