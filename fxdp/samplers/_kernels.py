@@ -897,133 +897,188 @@ def _ok_table(thresholds, k):
 
 
 # --------------------------------------------------------------------------
+# generic drivers, one per loop shape
+#
+# ``rd`` is the sampler's ``_rd_<x>`` reader, passed as a first-class
+# function; every driver is ``inline="always"``, so after Numba's IR inlining
+# ``rd`` resolves to the global reader and is inlined too: the compiled kernel
+# is the hand-written loop it replaces (same throughput).  The typed parameters
+# follow ``out`` / ``zero`` positionally.
+#
+# Why one copy per arity (1, 2 and 4 parameters) and not ``rd(state, buf, c,
+# *params)``: Numba's IR inliner rejects a star-args call to an inlinable
+# function ("Calling a closure with *args is unsupported"), and the readers
+# must be inlined (a call keeps buf/c out of registers).  The fleet driver
+# calls the (not inlined) fill kernel, so it takes the parameters as a tuple.
+#
+# Why the public kernels are plain module-level functions and not made by a
+# factory (``make_fill(rd)`` returning an ``@njit`` closure): Numba's on-disk
+# cache keys a closure by a pickle of its cell contents, and a pickled
+# Dispatcher carries a per-process uuid4, so such a kernel never hits the cache
+# in a new process (it recompiles and appends one more .nbc file per process;
+# checked with NUMBA_DEBUG_CACHE=1 on Numba 0.68).  The inline drivers are
+# never compiled on their own, so they need no cache entry.
+
+@_ijit
+def _draw1(rd, state, ok, zero, p0):
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, zero
+    if not ok:
+        return ERR_PARAM, zero
+    buf, c = _load(state)
+    st, v, buf, c = rd(state, buf, c, p0)
+    _store(state, buf, c)
+    return st, v
+
+
+@_ijit
+def _draw2(rd, state, ok, zero, p0, p1):
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, zero
+    if not ok:
+        return ERR_PARAM, zero
+    buf, c = _load(state)
+    st, v, buf, c = rd(state, buf, c, p0, p1)
+    _store(state, buf, c)
+    return st, v
+
+
+@_ijit
+def _draw4(rd, state, ok, zero, p0, p1, p2, p3):
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, zero
+    if not ok:
+        return ERR_PARAM, zero
+    buf, c = _load(state)
+    st, v, buf, c = rd(state, buf, c, p0, p1, p2, p3)
+    _store(state, buf, c)
+    return st, v
+
+
+@_ijit
+def _fill1(rd, state, ok, out, p0):
+    """(status, count_done): len(out) draws of rd into out, the bit buffer in registers."""
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, _I0
+    if not ok:
+        return ERR_PARAM, _I0
+    buf, c = _load(state)
+    for i in range(out.shape[0]):
+        st, v, buf, c = rd(state, buf, c, p0)
+        if st != OK:
+            _store(state, buf, c)
+            return st, np.int64(i)
+        out[i] = v
+    _store(state, buf, c)
+    return OK, np.int64(out.shape[0])
+
+
+@_ijit
+def _fill2(rd, state, ok, out, p0, p1):
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, _I0
+    if not ok:
+        return ERR_PARAM, _I0
+    buf, c = _load(state)
+    for i in range(out.shape[0]):
+        st, v, buf, c = rd(state, buf, c, p0, p1)
+        if st != OK:
+            _store(state, buf, c)
+            return st, np.int64(i)
+        out[i] = v
+    _store(state, buf, c)
+    return OK, np.int64(out.shape[0])
+
+
+@_ijit
+def _fill4(rd, state, ok, out, p0, p1, p2, p3):
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, _I0
+    if not ok:
+        return ERR_PARAM, _I0
+    buf, c = _load(state)
+    for i in range(out.shape[0]):
+        st, v, buf, c = rd(state, buf, c, p0, p1, p2, p3)
+        if st != OK:
+            _store(state, buf, c)
+            return st, np.int64(i)
+        out[i] = v
+    _store(state, buf, c)
+    return OK, np.int64(out.shape[0])
+
+
+@_ijit
+def _fleet(fill, seed_key_words, device_ids, stream, draws_per_device, out, status_out, params):
+    """One keyed stream per device, in parallel (inline it into a ``parallel=True`` kernel):
+    device i runs ``fill(state, *params, out[i, :draws_per_device])``."""
+    for i in numba.prange(device_ids.shape[0]):
+        state = _device_state(seed_key_words, device_ids[i], stream)
+        st, _ = fill(state, *params, out[i, :draws_per_device])
+        status_out[i] = st
+
+
+# --------------------------------------------------------------------------
 # public single-draw kernels: (status, value)
 
 @_jit
 def bits(state, n):
     """(status, next n bits as uint64), n in [0, 32]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _U0
-    if not _in_range(n, _U0, _U32):
-        return ERR_PARAM, _U0
-    buf, c = _load(state)
-    st, v, buf, c = _rd_bits(state, buf, c, np.uint64(n))
-    _store(state, buf, c)
-    return st, v
+    return _draw1(_rd_bits, state, _in_range(n, _U0, _U32), _U0, np.uint64(n))
 
 
 @_jit
 def bits64(state, n):
     """(status, next n bits as uint64), n in [0, 64]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _U0
-    if not _in_range(n, _U0, _U64):
-        return ERR_PARAM, _U0
-    buf, c = _load(state)
-    st, v, buf, c = _rd_bits64(state, buf, c, np.uint64(n))
-    _store(state, buf, c)
-    return st, v
+    return _draw1(_rd_bits64, state, _in_range(n, _U0, _U64), _U0, np.uint64(n))
 
 
 @_jit
 def uniform_below(state, n):
     """(status, x) with x uniform on {0..n-1}, n in [1, 2^64 - 1] (uint64 value)."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _U0
-    if not _ok_uniform(n):
-        return ERR_PARAM, _U0
-    buf, c = _load(state)
-    st, v, buf, c = _rd_uniform_below(state, buf, c, np.uint64(n))
-    _store(state, buf, c)
-    return st, v
+    return _draw1(_rd_uniform_below, state, _ok_uniform(n), _U0, np.uint64(n))
 
 
 @_jit
 def bernoulli_dyadic(state, a, k):
     """(status, bool) True w.p. a/2^k, lazy (not constant time).  k in [0, 63], a in [0, 2^k]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, False
-    if not _ok_dyadic(a, k):
-        return ERR_PARAM, False
-    buf, c = _load(state)
-    st, v, buf, c = _rd_dyadic(state, buf, c, np.uint64(a), np.uint64(k))
-    _store(state, buf, c)
-    return st, v
+    return _draw2(_rd_dyadic, state, _ok_dyadic(a, k), False, np.uint64(a), np.uint64(k))
 
 
 @_jit
 def bernoulli_dyadic_ct(state, a, k):
     """(status, bool) True w.p. a/2^k; always reads exactly k bits.  k in [0, 63], a in [0, 2^k]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, False
-    if not _ok_dyadic(a, k):
-        return ERR_PARAM, False
-    buf, c = _load(state)
-    st, v, buf, c = _rd_dyadic_ct(state, buf, c, np.uint64(a), np.uint64(k))
-    _store(state, buf, c)
-    return st, v
+    return _draw2(_rd_dyadic_ct, state, _ok_dyadic(a, k), False, np.uint64(a), np.uint64(k))
 
 
 @_jit
 def bernoulli_rational(state, n, d):
     """(status, bool) True w.p. n/d.  d in [1, 2^64 - 1], n in [0, d]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, False
-    if not _ok_rational(n, d):
-        return ERR_PARAM, False
-    buf, c = _load(state)
-    st, v, buf, c = _rd_rational(state, buf, c, np.uint64(n), np.uint64(d))
-    _store(state, buf, c)
-    return st, v
+    return _draw2(_rd_rational, state, _ok_rational(n, d), False, np.uint64(n), np.uint64(d))
 
 
 @_jit
 def bernoulli_exp(state, n, d):
     """(status, bool) True w.p. exp(-n/d).  n in [0, 2^32 - 1], d in [1, 2^32 - 1]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, False
-    if not _ok_exp(n, d):
-        return ERR_PARAM, False
-    buf, c = _load(state)
-    st, v, buf, c = _rd_exp(state, buf, c, np.uint64(n), np.uint64(d))
-    _store(state, buf, c)
-    return st, v
+    return _draw2(_rd_exp, state, _ok_exp(n, d), False, np.uint64(n), np.uint64(d))
 
 
 @_jit
 def discrete_laplace(state, s, t):
     """(status, int64 z), P(z) proportional to exp(-|z| s/t).  s, t in [1, 2^32 - 1]."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_laplace(s, t):
-        return ERR_PARAM, _I0
-    buf, c = _load(state)
-    st, v, buf, c = _rd_laplace(state, buf, c, np.uint64(s), np.uint64(t))
-    _store(state, buf, c)
-    return st, v
+    return _draw2(_rd_laplace, state, _ok_laplace(s, t), _I0, np.uint64(s), np.uint64(t))
 
 
 @_jit
 def discrete_laplace_censored(state, s, t, lo, hi):
     """(status, int64) discrete_laplace(s, t) saturated to [lo, hi] (int64, lo <= hi)."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_laplace(s, t) or not _ok_bounds(lo, hi):
-        return ERR_PARAM, _I0
-    buf, c = _load(state)
-    st, v, buf, c = _rd_laplace_censored(state, buf, c, np.uint64(s), np.uint64(t),
-                                         np.int64(lo), np.int64(hi))
-    _store(state, buf, c)
-    return st, v
+    return _draw4(_rd_laplace_censored, state, _ok_laplace(s, t) and _ok_bounds(lo, hi), _I0,
+                  np.uint64(s), np.uint64(t), np.int64(lo), np.int64(hi))
 
 
 @_jit
@@ -1031,15 +1086,7 @@ def table_sample_ct(state, thresholds, k):
     """(status, int64 index): one k-bit draw x (k in [1, 32]), index = #{thresholds <= x}.
 
     ``thresholds``: integer array, every entry in [0, 2^k) (checked, ERR_PARAM)."""
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_table(thresholds, k):
-        return ERR_PARAM, _I0
-    buf, c = _load(state)
-    st, v, buf, c = _rd_table(state, buf, c, thresholds, np.uint64(k))
-    _store(state, buf, c)
-    return st, v
+    return _draw2(_rd_table, state, _ok_table(thresholds, k), _I0, thresholds, np.uint64(k))
 
 
 # --------------------------------------------------------------------------
@@ -1048,44 +1095,19 @@ def table_sample_ct(state, thresholds, k):
 
 @_jit
 def fill_bits(state, n, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _in_range(n, _U0, _U32):
-        return ERR_PARAM, _I0
-    nn = np.uint64(n)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_bits(state, buf, c, nn)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill1(_rd_bits, state, _in_range(n, _U0, _U32), out, np.uint64(n))
 
 
 @_jit
 def fill_uniform_below(state, n, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_uniform(n):
-        return ERR_PARAM, _I0
-    nn = np.uint64(n)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_uniform_below(state, buf, c, nn)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill1(_rd_uniform_below, state, _ok_uniform(n), out, np.uint64(n))
 
 
 @_jit
 def fill_bernoulli_dyadic(state, a, k, out):
+    # Not just _fill2(_rd_dyadic, ...): the reduction of a/2^k to an odd
+    # numerator (and the constant cases a = 0, a = 2^k, which read nothing) is
+    # hoisted out of the loop, so the checks come first here.
     st = np.int64(state[STATUS])
     if st != OK:
         return st, _I0
@@ -1099,142 +1121,42 @@ def fill_bernoulli_dyadic(state, a, k, out):
             out[i] = const
         return OK, np.int64(out.shape[0])
     z = np.uint64(trailing_zeros(aa))
-    ao = aa >> z
-    m = kk - z
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_dyadic_odd(state, buf, c, ao, m)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill2(_rd_dyadic_odd, state, True, out, aa >> z, kk - z)
 
 
 @_jit
 def fill_bernoulli_dyadic_ct(state, a, k, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_dyadic(a, k):
-        return ERR_PARAM, _I0
-    aa = np.uint64(a)
-    kk = np.uint64(k)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_dyadic_ct(state, buf, c, aa, kk)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill2(_rd_dyadic_ct, state, _ok_dyadic(a, k), out, np.uint64(a), np.uint64(k))
 
 
 @_jit
 def fill_bernoulli_rational(state, n, d, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_rational(n, d):
-        return ERR_PARAM, _I0
-    nn = np.uint64(n)
-    dd = np.uint64(d)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_rational(state, buf, c, nn, dd)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill2(_rd_rational, state, _ok_rational(n, d), out, np.uint64(n), np.uint64(d))
 
 
 @_jit
 def fill_bernoulli_exp(state, n, d, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_exp(n, d):
-        return ERR_PARAM, _I0
-    nn = np.uint64(n)
-    dd = np.uint64(d)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_exp(state, buf, c, nn, dd)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill2(_rd_exp, state, _ok_exp(n, d), out, np.uint64(n), np.uint64(d))
 
 
 @_jit
 def fill_discrete_laplace(state, s, t, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_laplace(s, t):
-        return ERR_PARAM, _I0
-    ss = np.uint64(s)
-    tt = np.uint64(t)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_laplace(state, buf, c, ss, tt)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill2(_rd_laplace, state, _ok_laplace(s, t), out, np.uint64(s), np.uint64(t))
 
 
 @_jit
 def fill_discrete_laplace_censored(state, s, t, lo, hi, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_laplace(s, t) or not _ok_bounds(lo, hi):
-        return ERR_PARAM, _I0
-    ss = np.uint64(s)
-    tt = np.uint64(t)
-    ll = np.int64(lo)
-    hh = np.int64(hi)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_laplace_censored(state, buf, c, ss, tt, ll, hh)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill4(_rd_laplace_censored, state, _ok_laplace(s, t) and _ok_bounds(lo, hi), out,
+                  np.uint64(s), np.uint64(t), np.int64(lo), np.int64(hi))
 
 
 @_jit
 def fill_table_sample_ct(state, thresholds, k, out):
-    st = np.int64(state[STATUS])
-    if st != OK:
-        return st, _I0
-    if not _ok_table(thresholds, k):
-        return ERR_PARAM, _I0
-    kk = np.uint64(k)
-    buf, c = _load(state)
-    for i in range(out.shape[0]):
-        st, v, buf, c = _rd_table(state, buf, c, thresholds, kk)
-        if st != OK:
-            _store(state, buf, c)
-            return st, np.int64(i)
-        out[i] = v
-    _store(state, buf, c)
-    return OK, np.int64(out.shape[0])
+    return _fill2(_rd_table, state, _ok_table(thresholds, k), out, thresholds, np.uint64(k))
 
 
 # --------------------------------------------------------------------------
-# fleet kernels: one keyed stream per device, devices in parallel
+# fleet kernels: one keyed stream per device, devices in parallel (_fleet)
 #
 # Per-device body (reuse it for mechanisms):
 #     state = _device_state(seed_key_words, device_ids[i], stream)
@@ -1243,81 +1165,62 @@ def fill_table_sample_ct(state, thresholds, k, out):
 
 @_pjit
 def fleet_bits(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_bits(state, n, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_bits, seed_key_words, device_ids, stream, draws_per_device, out, status_out, (n,))
 
 
 @_pjit
 def fleet_uniform_below(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_uniform_below(state, n, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_uniform_below, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (n,))
 
 
 @_pjit
 def fleet_bernoulli_dyadic(seed_key_words, device_ids, stream, a, k, draws_per_device, out,
                            status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_bernoulli_dyadic(state, a, k, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_bernoulli_dyadic, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (a, k))
 
 
 @_pjit
 def fleet_bernoulli_dyadic_ct(seed_key_words, device_ids, stream, a, k, draws_per_device, out,
                               status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_bernoulli_dyadic_ct(state, a, k, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_bernoulli_dyadic_ct, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (a, k))
 
 
 @_pjit
 def fleet_bernoulli_rational(seed_key_words, device_ids, stream, n, d, draws_per_device, out,
                              status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_bernoulli_rational(state, n, d, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_bernoulli_rational, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (n, d))
 
 
 @_pjit
 def fleet_bernoulli_exp(seed_key_words, device_ids, stream, n, d, draws_per_device, out,
                         status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_bernoulli_exp(state, n, d, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_bernoulli_exp, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (n, d))
 
 
 @_pjit
 def fleet_discrete_laplace(seed_key_words, device_ids, stream, s, t, draws_per_device, out,
                            status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_discrete_laplace(state, s, t, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_discrete_laplace, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (s, t))
 
 
 @_pjit
 def fleet_discrete_laplace_censored(seed_key_words, device_ids, stream, s, t, lo, hi,
                                     draws_per_device, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_discrete_laplace_censored(state, s, t, lo, hi, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_discrete_laplace_censored, seed_key_words, device_ids, stream, draws_per_device,
+           out, status_out, (s, t, lo, hi))
 
 
 @_pjit
 def fleet_table_sample_ct(seed_key_words, device_ids, stream, thresholds, k, draws_per_device,
                           out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill_table_sample_ct(state, thresholds, k, out[i, :draws_per_device])
-        status_out[i] = st
+    _fleet(fill_table_sample_ct, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (thresholds, k))
 
 
 # name -> (single-draw kernel, fill kernel, fleet kernel); params follow the
