@@ -69,3 +69,14 @@ def test_cache_hit_in_a_new_process(tmp_path):
         runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
     assert all(m == 1 and h == 0 for h, m in runs[0].values()), runs
     assert all(h == 1 and m == 0 for h, m in runs[1].values()), runs
+
+
+def test_driver_checks_are_integer_typed():
+    from numba.core import types
+
+    from test_numba_types import float_uses
+
+    for t in (types.int64, types.uint64):
+        assert float_uses(K._ok_bits.py_func, [t]) == []
+        assert float_uses(K._ok_bits64.py_func, [t]) == []
+        assert float_uses(K._ok_laplace_censored.py_func, [t] * 4) == []

@@ -122,7 +122,7 @@ from ._nb_core import (  # noqa: F401
 from ._nb_drivers import (  # noqa: F401
     _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet)
 from ._nb_uniform import (  # noqa: F401
-    _bit_length, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform, _rd_dyadic, _rd_dyadic_ct,
+    _bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform, _rd_dyadic, _rd_dyadic_ct,
     _rd_dyadic_odd, _rd_rational, _rd_table, _rd_uniform_below, bernoulli_dyadic,
     bernoulli_dyadic_ct, bernoulli_rational, bits, bits64, fill_bernoulli_dyadic,
     fill_bernoulli_dyadic_ct, fill_bernoulli_rational, fill_bits, fill_table_sample_ct,
@@ -131,7 +131,7 @@ from ._nb_uniform import (  # noqa: F401
     table_sample_ct, uniform_below)
 from ._nb_laplace import (  # noqa: F401
     GEO_BITS, _GEO_TABLE, _GEO_W, _NeedMore, _PrefixSource, _geometric_table, _ok_bounds, _ok_exp,
-    _ok_laplace, _rd_exp, _rd_exp_le1, _rd_geometric_e1, _rd_laplace, _rd_laplace_censored,
+    _ok_laplace, _ok_laplace_censored, _rd_exp, _rd_exp_le1, _rd_geometric_e1, _rd_laplace, _rd_laplace_censored,
     bernoulli_exp, discrete_laplace, discrete_laplace_censored, fill_bernoulli_exp,
     fill_discrete_laplace, fill_discrete_laplace_censored, fleet_bernoulli_exp,
     fleet_discrete_laplace, fleet_discrete_laplace_censored)

@@ -223,6 +223,11 @@ def _ok_laplace(s, t):
 
 
 @_jit
+def _ok_laplace_censored(s, t, lo, hi):
+    return _ok_laplace(s, t) and _ok_bounds(lo, hi)
+
+
+@_jit
 def _ok_bounds(lo, hi):
     """lo <= hi as int64 values (each must fit int64)."""
     if not _neg(lo) and np.uint64(lo) > _I64MAX_U:
@@ -239,19 +244,19 @@ def _ok_bounds(lo, hi):
 @_jit
 def bernoulli_exp(state, n, d):
     """(status, bool) True w.p. exp(-n/d).  n in [0, 2^32 - 1], d in [1, 2^32 - 1]."""
-    return _draw2(_rd_exp, state, _ok_exp(n, d), False, np.uint64(n), np.uint64(d))
+    return _draw2(_rd_exp, state, False, _ok_exp, (n, d), np.uint64(n), np.uint64(d))
 
 
 @_jit
 def discrete_laplace(state, s, t):
     """(status, int64 z), P(z) proportional to exp(-|z| s/t).  s, t in [1, 2^32 - 1]."""
-    return _draw2(_rd_laplace, state, _ok_laplace(s, t), _I0, np.uint64(s), np.uint64(t))
+    return _draw2(_rd_laplace, state, _I0, _ok_laplace, (s, t), np.uint64(s), np.uint64(t))
 
 
 @_jit
 def discrete_laplace_censored(state, s, t, lo, hi):
     """(status, int64) discrete_laplace(s, t) saturated to [lo, hi] (int64, lo <= hi)."""
-    return _draw4(_rd_laplace_censored, state, _ok_laplace(s, t) and _ok_bounds(lo, hi), _I0,
+    return _draw4(_rd_laplace_censored, state, _I0, _ok_laplace_censored, (s, t, lo, hi),
                   np.uint64(s), np.uint64(t), np.int64(lo), np.int64(hi))
 
 
@@ -261,17 +266,17 @@ def discrete_laplace_censored(state, s, t, lo, hi):
 
 @_jit
 def fill_bernoulli_exp(state, n, d, out):
-    return _fill2(_rd_exp, state, _ok_exp(n, d), out, np.uint64(n), np.uint64(d))
+    return _fill2(_rd_exp, state, out, _ok_exp, (n, d), np.uint64(n), np.uint64(d))
 
 
 @_jit
 def fill_discrete_laplace(state, s, t, out):
-    return _fill2(_rd_laplace, state, _ok_laplace(s, t), out, np.uint64(s), np.uint64(t))
+    return _fill2(_rd_laplace, state, out, _ok_laplace, (s, t), np.uint64(s), np.uint64(t))
 
 
 @_jit
 def fill_discrete_laplace_censored(state, s, t, lo, hi, out):
-    return _fill4(_rd_laplace_censored, state, _ok_laplace(s, t) and _ok_bounds(lo, hi), out,
+    return _fill4(_rd_laplace_censored, state, out, _ok_laplace_censored, (s, t, lo, hi),
                   np.uint64(s), np.uint64(t), np.int64(lo), np.int64(hi))
 
 
