@@ -246,7 +246,24 @@ def fill_bits(state, n, out):
 
 @_jit
 def fill_uniform_below(state, n, out):
-    return _fill1(_rd_uniform_below, state, out, _ok_uniform, (n,), np.uint64(n))
+    # Written out, not _fill1(_rd_uniform_below, ...): through the driver this
+    # loop ran 3.5% slower (2.77e8 against 2.88e8 samples/s for n = 1000: same
+    # instructions, other register allocation; benchmarks/kernel_fold.md).
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st, _I0
+    if not _ok_uniform(n):
+        return ERR_PARAM, _I0
+    nn = np.uint64(n)
+    buf, c = _load(state)
+    for i in range(out.shape[0]):
+        st, v, buf, c = _rd_uniform_below(state, buf, c, nn)
+        if st != OK:
+            _store(state, buf, c)
+            return st, np.int64(i)
+        out[i] = v
+    _store(state, buf, c)
+    return OK, np.int64(out.shape[0])
 
 
 @_jit
