@@ -20,7 +20,7 @@ from ._nb_core import (ERR_PARAM, OK, STATUS, _I0, _device_state, _ijit, _load, 
 # is the hand-written loop it replaces.  ``ok`` is the sampler's parameter
 # check, called as ``ok(*args)`` on the raw arguments after the sticky-status
 # check, as the hand-written kernels did (evaluating it first, in the caller,
-# compiled fill_table_sample_ct 14% slower); the typed reader parameters
+# compiled fill_table_sample_ct 13% slower); the typed reader parameters
 # ``p0..`` follow.
 #
 # Why one copy per arity (1, 2 and 4 parameters) and not ``rd(state, buf, c,
