@@ -87,7 +87,11 @@ Building blocks for mechanism kernels (stable; fxdp/mechanisms uses them)
   ``laplace_censored``, ``table``: typed (uint64 / int64), already validated
   parameters, no sticky-status check (do it once per release);
 * ``_device_state(key_words, device_id, stream)`` (allocates; NRT) and
-  ``_seed_into(state, ...)``; ``_block_core`` (the ChaCha20 block as a tuple).
+  ``_seed_into(state, ...)``; ``_block_core`` (the ChaCha20 block as a tuple);
+* the generic drivers ``_draw<n>``, ``_fill<n>`` (n = 1, 2, 4 reader
+  parameters) and ``_fleet`` (``_nb_drivers``): a sampler's single-draw, fill
+  and fleet kernels are one call each, e.g. ``fill_discrete_laplace`` is
+  ``_fill2(_rd_laplace, state, out, _ok_laplace, (s, t), uint64(s), uint64(t))``.
 
 Nothing here compiles at import time; each kernel compiles (or loads from the
 on-disk cache) on its first call.

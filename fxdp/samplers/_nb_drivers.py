@@ -21,7 +21,13 @@ from ._nb_core import (ERR_PARAM, OK, STATUS, _I0, _device_state, _ijit, _load, 
 # check, called as ``ok(*args)`` on the raw arguments after the sticky-status
 # check, as the hand-written kernels did (evaluating it first, in the caller,
 # compiled fill_table_sample_ct 13% slower); the typed reader parameters
-# ``p0..`` follow.
+# ``p0..`` follow.  ``ok`` must be a plain ``_jit`` function: like the reader
+# below, an ``inline="always"`` one cannot be called with star-args.
+#
+# Two fill kernels stay written out (see there): fill_bernoulli_dyadic (its
+# prelude hoists the odd-numerator reduction) and fill_uniform_below; through
+# the driver their loops ran 5% and 3.5% slower (same instructions, other
+# register allocation; benchmarks/kernel_fold.md).
 #
 # Why one copy per arity (1, 2 and 4 parameters) and not ``rd(state, buf, c,
 # *params)``: Numba's IR inliner rejects a star-args call to an inlinable
