@@ -380,6 +380,11 @@ def fill_planar_noise(state, P, out):
     return OK, np.int64(out.shape[0])
 
 
+# The four fleets keep their own 6-line prange loops, two per output shape (scalar, (x, y)).  A
+# driver taking the release as a first-class function (as fxdp/samplers/_nb_drivers.py does)
+# would fit, since every release takes (state, P, x); it would remove two 6-line copies and add
+# one more dispatcher to compile and cache, which was not worth it.  The planar grid also
+# differs: two draws per device, the second only after the first succeeded.
 @_pjit
 def fleet_laplace(key_words, device_ids, stream, P, xs, out, status_out):
     for i in numba.prange(device_ids.shape[0]):

@@ -353,6 +353,16 @@ def stream_rr(state, t, w0, k, thresholds, ct, xs, out):
 # plain compiled chunk body with one state array per chunk: no per-device
 # allocation, and the parallel function's IR stays small (inlining the whole
 # sampler into a parfor makes Numba's parallel passes very slow to compile).
+#
+# Why one chunk/fleet pair per family rather than one generic driver (as
+# fxdp/samplers/_nb_drivers.py has for the samplers): the driver would take the
+# release row as a first-class function, and Numba's IR inliner refuses to call
+# it with *args ("Calling a closure with *args is unsupported"), so a driver
+# needs one copy per parameter count.  The rows here take 3 (rr_bool, rappor),
+# 4 (unary encoding, in _kernels_ue.py), 5 (rr) and 8 (geometric) parameters,
+# and scalar and row outputs are stored differently: a per-arity driver would
+# hold as many copies as it removes.  A closure factory is no way out either:
+# its kernels never hit the on-disk cache (benchmarks/kernel_fold.md).
 
 @_jit
 def _chunk_rr_bool(state, key, device_ids, lo, hi, first_block, a, k, ct, x, out, status, bits_out):
