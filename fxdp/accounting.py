@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _certified as cf
-from .conservative import float_up, log_up
+from .conservative import float_up
 from .validate import check_int
 
 _U = Fraction(1, 1 << 53)

@@ -15,14 +15,13 @@ import math
 
 import numpy as np
 
+from .finite.constants import EXCEPTION_RAW  # noqa: F401  (the exception value in simulate outputs)
 from .mechanisms.base import check_mechanism
 from .mechanisms.geometric import (MAX_CHANNEL_INPUTS, discrete_laplace_variance,  # noqa: F401
                                    bounded_geometric_mean as _bounded_geometric_mean, channel_scores as _channel_scores,
                                    geometric_mean as _geometric_mean, geometric_sum as _geometric_sum)
 from .mechanisms.rappor import rappor_stderr  # noqa: F401
 from .reports import Estimate  # noqa: F401
-
-EXCEPTION_RAW = -(1 << 63)      # fxdp.finite: the exception value in simulate's int64 outputs
 
 
 def _expect(m, kinds, what):
