@@ -1,4 +1,4 @@
-"""Layer 6: fleet simulation driver shared by `fxdp simulate` and `fxdp demo`.
+"""Layer 5: fleet simulation driver shared by `fxdp simulate` and `fxdp demo`.
 
 A synthetic population of true values (numpy, seeded: it stands for the
 data, not for the privacy path) goes through ``m.simulate`` (the Numba fleet
