@@ -307,8 +307,9 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
 /* ---- layer 4: mechanisms ----
- * Randomized response (binary, k-ary), basic RAPPOR, unary encoding and the geometric
- * mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_geometric.c).
+ * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response and the
+ * geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_hr.c,
+ * fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -387,6 +388,24 @@ typedef struct fxdp_ue_cfg {
 fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Constant time: exactly bits bits per item, a_i selected without a branch on x. */
 fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+
+/* Hadamard response frequency oracle (Acharya, Sun, Zhang, AISTATS 2019) over d items, K = 2^log2k
+ * the smallest power of two > d: input x in [0, d), output one index y in [0, K), uniform in
+ * C_x = {y : popcount((x+1) & y) even} w.p. p = a_p/2^bits, else uniform in its complement.
+ * Bits, in order (HadamardResponse.release): y = log2k bits (MSB first), b = bernoulli(a_p/2^bits);
+ * then y ^= lowbit(x+1) iff [y in C_x] != b (branch-free: xor-folded parity, masked toggle).
+ * 2 <= bits <= 63, 2^(bits-1) < a_p < 2^bits, 2 <= d <= FXDP_HR_MAX_D, 2^(log2k-1) <= d < 2^log2k. */
+#define FXDP_HR_MAX_D 65535u        /* items (K <= 2^16)                                     */
+typedef struct fxdp_hr_cfg {
+    uint64_t a_p;
+    uint32_t d;
+    uint8_t log2k;
+    uint8_t bits;
+} fxdp_hr_cfg;
+/* Lazy Bernoulli (bernoulli_dyadic; the bits used reveal the draw). */
+fxdp_status fxdp_hadamard_response(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time: exactly log2k + bits bits, no branch on x, y or b. */
+fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

@@ -125,7 +125,8 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
     n = check_int("n", n, 1)
     lo, _ = exp_interval(eps)
     candidates = [("unary_encoding", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, d),
-                  ("unary_encoding", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, d)]
+                  ("unary_encoding", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, d),
+                  ("hadamard_response", {"d": d, "epsilon": eps, "bits": bits}, d.bit_length())]
     if d <= 1 << min(bits - 1, 16):
         # k-ary RR at p = e^eps / (e^eps + d - 1), from a lower bound on e^eps (never above epsilon)
         prob = Fraction(lo) / (lo + d - 1)

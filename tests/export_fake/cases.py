@@ -55,3 +55,11 @@ VARIANTS |= {"geometric_vec_lazy"}
 # Unary encoding (OUE, SUE): d report bits per release; d = 12 keeps a CT release within one block.
 CASES["unary_encoding_ct"] = lambda: M.make_unary_encoding(12, 2, constant_time=True)
 CASES["unary_encoding_sue_lazy"] = lambda: M.make_unary_encoding(12, 1, optimized=False)
+
+# Hadamard response: one index of log2 K bits per release; d = 100 (K = 128) and d = 12 (K = 16).
+# The lazy case uses bits = 3 (p = 5/8): with 32 bits the lazy Bernoulli is decided within the
+# 32 - log2 K bits left in the first word almost always, so its instruction count is flat on the
+# host (its bit use still varies); at 3 bits the "U agrees with every digit" exit (probability
+# 1/8) is taken by some of the timed releases, and the check that the lazy form varies applies.
+CASES["hadamard_response_ct"] = lambda: M.make_hadamard_response(100, 2, constant_time=True)
+CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3)

@@ -13,6 +13,7 @@ static fxdp_rr_cfg rc;
 static fxdp_rappor_cfg rp;
 static fxdp_geometric_cfg gc;
 static fxdp_ue_cfg uc;
+static fxdp_hr_cfg hc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
@@ -105,4 +106,18 @@ void eva_unary_encoding_ct(void)
     eva_unknown(&uc, sizeof uc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_unary_encoding_ct(eva_rng_or_null(), EVA_OR_NULL(&uc), EVA_OR_NULL(&x32), EVA_OR_NULL(ue_out));
+}
+
+void eva_hadamard_response(void)
+{
+    eva_unknown(&hc, sizeof hc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_hadamard_response(eva_rng_or_null(), EVA_OR_NULL(&hc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_hadamard_response_ct(void)
+{
+    eva_unknown(&hc, sizeof hc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_hadamard_response_ct(eva_rng_or_null(), EVA_OR_NULL(&hc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
 }
