@@ -62,7 +62,10 @@ EVA_OPTS = [
     "-eva-slevel", "10",
     "-eva-split-return", "auto",       # keep "returned OK" apart from "failed" (outputs written only on OK)
     "-eva-split-return-function", ",".join(f"{f}:0" for f in SPLIT_RETURN),   # and explicitly (above)
-    "-eva-domains", "cvalue,symbolic-locations,octagon",   # relations x - y in [a, b]: the bit reader
+    "-eva-partition-history", "1",     # keep the two sides of the last if apart (check-then-draw loops)
+    "-eva-domains", "cvalue,symbolic-locations,octagon,equality",   # octagon: relations x - y in [a, b]
+                                       # (the bit reader); equality: a local copy of a cfg field and
+                                       # the field stay equal, so a check on one reduces the other
     "-eva-no-show-progress",
     "-eva-msg-key=-initial-state,-final-states",
     "-eva-print-callstacks",
@@ -71,6 +74,10 @@ EVA_OPTS = [
 # Per-entry-point additions to EVA_OPTS (driver name without eva_ -> extra options), each with
 # its reason; docs/verification.md states them with the global options.
 ENTRY_OPTS: dict[str, list[str]] = {
+    # provision: secret[0..8) and the cohort are written by `for (i = 0; st == FXDP_OK && i < 8u; i++)`
+    # and copied only if st == FXDP_OK; slevel 100 in that function keeps the loop's exits apart
+    "rappor_full_provision": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
+    "rappor_full_release": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
 }
 
 TIMEOUT_S = 300     # per driver; the whole run has a fixed budget in tests/test_eva.py
