@@ -22,10 +22,28 @@ void eva_cordic_q30(void)
     fxdp_cordic_q30(any_u32(), EVA_OR_NULL(&c), EVA_OR_NULL(&s));
 }
 
+/*
+ * Parts.  The params of the 1-D fixed-point Laplace are analysed in parts whose union is every
+ * value (so nothing is assumed): the method 0, 1 or any other value, times the bits per uniform
+ * draw k each of 1..32 on its own, 0, or any value above 32 (the other fields stay arbitrary).
+ * With k one constant, Eva relates the draw w < 2^k to k (fxdp_neglog_q26 then writes its
+ * output), and with the method one constant that method's shift checks hold where the shifts
+ * are done.  m and k index the parts (Eva's split annotation keeps each part a separate state).
+ */
+static void lf_part(uint32_t m, uint32_t k)
+{
+    lp.method = m < 2u ? m : Frama_C_unsigned_int_interval(2u, UINT32_MAX);
+    lp.uniform_bits = k == 0u ? 0u : k <= 32u ? k : Frama_C_unsigned_int_interval(33u, UINT32_MAX);
+}
+
 void eva_laplace_fixed_noise(void)
 {
     int64_t n;
+    uint32_t m = Frama_C_unsigned_int_interval(0u, 2u), k = Frama_C_unsigned_int_interval(0u, 33u);
+    /*@ split m; */
+    /*@ split k; */
     eva_unknown(&lp, sizeof lp);
+    lf_part(m, k);
     (void)fxdp_laplace_fixed_noise(eva_rng_or_null(), EVA_OR_NULL(&lp), EVA_OR_NULL(&n));
 }
 
@@ -33,7 +51,11 @@ void eva_laplace_fixed(void)
 {
     int64_t o;
     uint8_t e;
+    uint32_t m = Frama_C_unsigned_int_interval(0u, 2u), k = Frama_C_unsigned_int_interval(0u, 33u);
+    /*@ split m; */
+    /*@ split k; */
     eva_unknown(&lp, sizeof lp);
+    lf_part(m, k);
     (void)fxdp_laplace_fixed(eva_rng_or_null(), EVA_OR_NULL(&lp), any_i64(), EVA_OR_NULL(&o), EVA_OR_NULL(&e));
 }
 
@@ -69,7 +91,11 @@ void eva_planar_laplace_grid(void)
 
 void eva_laplace_fixed_release(void)
 {
+    uint32_t m = Frama_C_unsigned_int_interval(0u, 2u), k = Frama_C_unsigned_int_interval(0u, 33u);
+    /*@ split m; */
+    /*@ split k; */
     eva_unknown(&lp, sizeof lp);
+    lf_part(m, k);
     eva_unknown(xin, sizeof xin);
     (void)fxdp_laplace_fixed_release(eva_rng_or_null(), EVA_OR_NULL(&lp), EVA_OR_NULL(xin), EVA_OR_NULL(xout));
 }
