@@ -40,13 +40,12 @@ import numpy as np
 from ..conservative import exp_interval, float_up, log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
-from .base import CConfig, Mechanism
+from ._oracle import ItemOracle
+from .base import CConfig
 
 MAX_DEVICE_D = 65535         # FXDP_HR_MAX_D in csrc/fxdp.h (K <= 2^16, uint32 in and out)
 MAX_D = (1 << 24) - 1        # simulation and the server's transform (K <= 2^24)
-MAX_EPSILON = 64
 PMF_MAX_D = 4095             # output_pmf / output_distribution enumerate the K outputs
 SRC_HR = SRC_RNG + ["fxdp_bernoulli.c", "fxdp_mech_hr.c"]
 
@@ -82,20 +81,13 @@ def fwht(a):
     return a.reshape(n)
 
 
-class HadamardResponse(Mechanism):
+class HadamardResponse(ItemOracle):
     """Hadamard response over d items (see the module docstring)."""
     kind = "hadamard_response"
-    input_metric = "DiscreteMetric"
-    output_measure = "MaxDivergence"
+    MAX_D = MAX_D
 
     def __init__(self, d, epsilon, constant_time=False, bits=32):
-        self.d = check_int("d", d, 2, MAX_D)
-        self.epsilon_requested = check_rational("epsilon", epsilon, 0, MAX_EPSILON, lo_open=True)
-        if not isinstance(constant_time, bool):
-            raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
-        self.constant_time = constant_time
-        self.bits = check_int("bits", bits, 2, 63)
-        self._args = {"d": self.d, "epsilon": epsilon, "constant_time": constant_time, "bits": self.bits}
+        self._check_args(d, epsilon, bits, constant_time=constant_time)
         two_k = 1 << self.bits
         self.a_p = realize(self.epsilon_requested, self.bits)
         if not two_k // 2 < self.a_p < two_k:
@@ -110,18 +102,8 @@ class HadamardResponse(Mechanism):
         self._eps = log_up(self._ratio)
 
     @property
-    def input_domain(self):
-        return f"AtomDomain(item index in [0, {self.d}))"
-
-    @property
     def output_domain(self):
         return f"AtomDomain(index in [0, {self.K}))"
-
-    def privacy_map(self, d_in):
-        return 0.0 if check_int("d_in", d_in, 0) == 0 else self._eps
-
-    def config(self):
-        return dict(self._args)
 
     def realized(self):
         return {"p": self.p, "a_p": self.a_p, "bits": self.bits, "K": self.K, "log2_K": self.log2k,
@@ -132,9 +114,6 @@ class HadamardResponse(Mechanism):
         return self.log2k
 
     # --- releases
-    def check_input(self, x):
-        return check_int("x (item index)", x, 0, self.d - 1)
-
     def release(self, src, x):
         """y (log2 K bits), then b (the Bernoulli(p) draw), then the toggle (module docstring)."""
         y = src.bits64(self.log2k)
@@ -152,10 +131,6 @@ class HadamardResponse(Mechanism):
         return super().simulate(values, seed, device_ids)
 
     # --- fleet kernel
-    def fleet_inputs(self, values):
-        from ._kernels_mech import int_array
-        return int_array(f"values (item indices in [0, {self.d - 1}])", values, 1, 0, self.d - 1)
-
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_hr import fleet_hadamard_response
         out = np.zeros(x.shape[0], dtype=np.int64)
@@ -199,13 +174,6 @@ class HadamardResponse(Mechanism):
         f = np.asarray(f, dtype=np.float64)
         return (f * p * (1 - p) + (1 - f) / 4) / (n * (p - 0.5) ** 2)
 
-    def synthetic_population(self, devices, seed):
-        """Zipf(1.1)-distributed items; the truth is each item's share."""
-        rng = np.random.default_rng([seed, 0x5EED])
-        w = 1.0 / np.arange(1, self.d + 1) ** 1.1
-        values = rng.choice(self.d, size=devices, p=w / w.sum()).astype(np.int64)
-        return values, np.bincount(values, minlength=self.d) / devices
-
     # --- device form
     def device_spec(self, dim=None):
         """The C device form (keys: see fxdp.mechanisms.base); d <= FXDP_HR_MAX_D = 65535."""
@@ -239,9 +207,6 @@ class HadamardResponse(Mechanism):
     def release_output(self, out):
         return int(out[0])
 
-    def harness_inputs(self):
-        return {"kind": "index", "n": self.d}
-
     # --- audit and plots
     def exact_audit(self, d_in=1):
         """For x != x', rows x+1 and x'+1 differ, so some y lies in C_x and not in C_x': the worst
@@ -264,9 +229,6 @@ class HadamardResponse(Mechanism):
         half = self.K // 2
         pin, pout = self.p / half, (1 - self.p) / half
         return {y: (pin if in_c(x, y) else pout) for y in range(self.K)}
-
-    def default_pair(self):
-        return 0, 1
 
     def output_distribution(self, x, x_prime):
         if self.d > PMF_MAX_D:

@@ -28,13 +28,12 @@ import numpy as np
 from ..conservative import exp_interval, float_up, log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
-from .base import CConfig, Mechanism
+from ._oracle import ItemOracle
+from .base import CConfig
 
 MAX_DEVICE_D = 1024          # FXDP_UE_MAX_D in csrc/fxdp.h (a 128-byte stack buffer)
 MAX_D = 1 << 20              # simulation: outputs are n x d bytes
-MAX_EPSILON = 64
 PLOT_MAX_D = 10              # output_distribution enumerates 2^d reports
 SRC_UE = SRC_RNG + ["fxdp_bernoulli.c", "fxdp_mech_ue.c"]
 
@@ -58,22 +57,13 @@ def _epsilon_of(a_p, a_q, bits):
     return Fraction(a_p * (two_k - a_q), (two_k - a_p) * a_q)
 
 
-class UnaryEncoding(Mechanism):
+class UnaryEncoding(ItemOracle):
     """Unary encoding over d items (see the module docstring)."""
     kind = "unary_encoding"
-    input_metric = "DiscreteMetric"
-    output_measure = "MaxDivergence"
+    MAX_D = MAX_D
 
     def __init__(self, d, epsilon, optimized=True, constant_time=False, bits=32):
-        self.d = check_int("d", d, 2, MAX_D)
-        self.epsilon_requested = check_rational("epsilon", epsilon, 0, MAX_EPSILON, lo_open=True)
-        for name, v in (("optimized", optimized), ("constant_time", constant_time)):
-            if not isinstance(v, bool):
-                raise ValueError(f"{name} must be a bool, got {v!r}")
-        self.optimized, self.constant_time = optimized, constant_time
-        self.bits = check_int("bits", bits, 2, 63)
-        self._args = {"d": self.d, "epsilon": epsilon, "optimized": optimized, "constant_time": constant_time,
-                      "bits": self.bits}
+        self._check_args(d, epsilon, bits, optimized=optimized, constant_time=constant_time)
         self.a_p, self.a_q = realize(self.epsilon_requested, optimized, self.bits)
         if not 0 < self.a_q < self.a_p < (1 << self.bits):
             half = 1 << (self.bits - 1)
@@ -89,27 +79,14 @@ class UnaryEncoding(Mechanism):
         self._eps = log_up(self._ratio)
 
     @property
-    def input_domain(self):
-        return f"AtomDomain(item index in [0, {self.d}))"
-
-    @property
     def output_domain(self):
         return f"VectorDomain(AtomDomain(bool), size={self.d})"
-
-    def privacy_map(self, d_in):
-        return 0.0 if check_int("d_in", d_in, 0) == 0 else self._eps
-
-    def config(self):
-        return dict(self._args)
 
     def realized(self):
         return {"p": self.p, "q": self.q, "a_p": self.a_p, "a_q": self.a_q, "bits": self.bits,
                 "epsilon": self._eps}
 
     # --- releases
-    def check_input(self, x):
-        return check_int("x (item index)", x, 0, self.d - 1)
-
     def release(self, src, x):
         sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
         return [int(sample(src, self.a_p if i == x else self.a_q, self.bits)) for i in range(self.d)]
@@ -122,10 +99,6 @@ class UnaryEncoding(Mechanism):
         return super().simulate(values, seed, device_ids)
 
     # --- fleet kernel
-    def fleet_inputs(self, values):
-        from ._kernels_mech import int_array
-        return int_array(f"values (item indices in [0, {self.d - 1}])", values, 1, 0, self.d - 1)
-
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_ue import fleet_unary_encoding
         out = np.zeros((x.shape[0], self.d), dtype=np.uint8)
@@ -154,13 +127,6 @@ class UnaryEncoding(Mechanism):
         p, q = float(self.p), float(self.q)
         f = np.asarray(f, dtype=np.float64)
         return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
-
-    def synthetic_population(self, devices, seed):
-        """Zipf(1.1)-distributed items; the truth is each item's share."""
-        rng = np.random.default_rng([seed, 0x5EED])
-        w = 1.0 / np.arange(1, self.d + 1) ** 1.1
-        values = rng.choice(self.d, size=devices, p=w / w.sum()).astype(np.int64)
-        return values, np.bincount(values, minlength=self.d) / devices
 
     # --- device form
     def device_spec(self, dim=None):
@@ -192,9 +158,6 @@ class UnaryEncoding(Mechanism):
     def release_output(self, out):
         return [int(v) for v in out]
 
-    def harness_inputs(self):
-        return {"kind": "index", "n": self.d}
-
     # --- audit and plots
     def exact_audit(self, d_in=1):
         """Bits are independent given x, so for x != x' the ratio P(y|x)/P(y|x') is the product of
@@ -222,9 +185,6 @@ class UnaryEncoding(Mechanism):
                 pr *= pi if b else 1 - pi
             out[y] = pr
         return out
-
-    def default_pair(self):
-        return 0, 1
 
     def output_distribution(self, x, x_prime):
         if self.d > PLOT_MAX_D:
