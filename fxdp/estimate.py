@@ -110,6 +110,56 @@ def norm_sub(frequencies):
     return np.maximum(f - delta, 0.0)
 
 
+def frequency_support(reports, mechanism):
+    """A frequency oracle's per-item support counts and exact support probabilities
+    (fxdp.reports.Support); ValueError for a mechanism that is not a frequency oracle."""
+    check_mechanism(mechanism, "frequency_support")
+    try:
+        return mechanism.frequency_support(reports)
+    except NotImplementedError as e:
+        raise ValueError(f"mechanism: {e}; frequency oracles: randomized_response, unary_encoding, "
+                         "hadamard_response and the other item oracles") from None
+
+
+def ibu(reports, mechanism, iterations=10_000, tol=1e-12):
+    """Iterative Bayesian update (Agrawal and Aggarwal, PODS 2001; the generalized form of
+    ElSalamouny and Palamidessi, EuroS&P 2020, as multi-freq-ldpy runs it) on a frequency
+    oracle's reports.
+
+    From the uniform distribution, theta <- theta * A^T (s / (A theta)) until the largest change
+    is below tol (or after `iterations` steps), where s is the reports' support counts scaled to
+    sum 1 and A is d x d with p on the diagonal and q elsewhere (the oracle's exact support
+    probabilities).  A theta costs O(d), so a step is O(d) whatever the oracle.  For k-ary RR A is
+    the exact channel and IBU is the EM of the maximum-likelihood estimate; for the other oracles it
+    is the usual pseudo-channel on support counts.  The result lies on the simplex (non-negative,
+    summing to 1) and is biased; it has no closed-form standard error, so ``stderr`` is NaN (use a
+    bootstrap over devices).  Returns an Estimate named "frequency (IBU)"."""
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= 10**7:
+        raise ValueError(f"iterations must be an int in [1, 10^7], got {iterations!r}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 < tol < 1:
+        raise ValueError(f"tol must be a number in (0, 1), got {tol!r}")
+    sup = frequency_support(reports, mechanism)
+    counts = np.asarray(sup.counts, dtype=np.float64)
+    if counts.sum() <= 0:
+        raise ValueError("reports: no report supports any item; IBU has nothing to update")
+    theta = _ibu_kernel(counts / counts.sum(), float(sup.p), float(sup.q), int(iterations), float(tol))
+    return Estimate("frequency (IBU)", theta, np.full(theta.shape, np.nan))
+
+
+def _ibu_kernel(s, p, q, iterations, tol):
+    """IBU steps with A = (p - q) I + q 1 1^T (symmetric): A v = (p - q) v + q sum(v)."""
+    theta = np.full(s.shape, 1.0 / s.size)
+    for _ in range(iterations):
+        a_theta = (p - q) * theta + q * theta.sum()
+        r = s / a_theta
+        new = theta * ((p - q) * r + q * r.sum())
+        done = np.abs(new - theta).max() < tol
+        theta = new
+        if done:
+            break
+    return theta
+
+
 def recommend_frequency_oracle(epsilon, d, n, bits=32):
     """The frequency oracles fxdp has, realized for (epsilon, d) as a device would hold them, ranked
     by the closed-form variance of one item's frequency estimate at frequency 0 (the typical item of

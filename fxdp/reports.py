@@ -10,6 +10,8 @@ here so that nothing below the upper layers has to import them from above.
 * ``worst_pair(pairs, pmf)``: the exact worst likelihood ratio over neighbouring
   pairs and outputs (Fractions), with its witness.
 * ``ratio_eps(ratio)``: ln(ratio) rounded up (0 for ratio <= 1, inf for inf).
+* ``Support``: a frequency oracle's per-item support counts and its exact support
+  probabilities, the sufficient statistic of its unbiased estimator and of IBU.
 """
 from __future__ import annotations
 
@@ -62,6 +64,36 @@ class Estimate:
         names = [self.name] if len(est) == 1 else [f"{self.name}[{i}]" for i in range(len(est))]
         return [{"name": n, "true": (None if t is None else float(t)), "estimate": float(e), "stderr": float(s)}
                 for n, t, e, s in zip(names, tru, est, se)]
+
+
+@dataclass
+class Support:
+    """What a frequency oracle's reports say about each item of [0, d).
+
+    ``counts[i]``: the reports that *support* item i (k-ary RR: report == i; unary encoding:
+    bit i set; Hadamard response: report in C_i; local hashing: h(i) == y; subset selection:
+    i in the subset).  ``p``: P(a report supports i | the device holds i); ``q``: P(it supports
+    i | the device holds another item); exact Fractions of the realized mechanism.
+
+    Each device supports item i independently with probability p or q, so counts[i] is a sum
+    of n independent Bernoullis and Var(counts[i]) = n (f_i p(1-p) + (1-f_i) q(1-q)) exactly."""
+    counts: np.ndarray     # int64[d]
+    n: int                 # reports
+    p: Fraction
+    q: Fraction
+
+    def unbiased(self):
+        """The unbiased frequencies f_i = (counts[i]/n - q)/(p - q) with the closed-form standard
+        error, f_i clipped to [0, 1] in the plug-in."""
+        p, q = float(self.p), float(self.q)
+        est = (np.asarray(self.counts, dtype=np.float64) / self.n - q) / (p - q)
+        return Estimate("frequency", est, np.sqrt(self.variance(np.clip(est, 0.0, 1.0))))
+
+    def variance(self, f):
+        """Var of one item's unbiased frequency estimate at true frequency f (over n reports)."""
+        p, q = float(self.p), float(self.q)
+        f = np.asarray(f, dtype=np.float64)
+        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (self.n * (p - q) ** 2)
 
 
 def reports_array(reports, dtype=np.int64):

@@ -30,7 +30,10 @@ Estimation
     ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,
     truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
     devices, seed)``: (true values in device form, true statistic) for the
-    demo, ``fxdp simulate`` and the error plot.
+    demo, ``fxdp simulate`` and the error plot.  Frequency oracles also give
+    ``frequency_support(reports)``: an ``fxdp.reports.Support`` (per-item
+    support counts and the exact support probabilities p, q), on which
+    ``fxdp.estimate.ibu`` and the generic unbiased estimator run.
 Audit
     ``exact_audit(d_in=1)``: an ``fxdp.reports.AuditReport`` with the exact
     realized epsilon.  The default enumerates ``audit_pairs()`` (neighbouring
@@ -158,6 +161,10 @@ class Mechanism:
     def estimate(self, reports):
         """The server's default unbiased estimator on reports (an fxdp.reports.Estimate)."""
         raise NotImplementedError(f"{self.kind}: no estimator")
+
+    def frequency_support(self, reports):
+        """Frequency oracles: the reports' per-item support counts (an fxdp.reports.Support)."""
+        raise NotImplementedError(f"{self.kind}: not a frequency oracle (no per-item support counts)")
 
     def estimate_rows(self, reports, truth=None):
         """Rows {name, true, estimate, stderr} of the default estimator against the truth."""

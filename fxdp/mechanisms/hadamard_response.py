@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..conservative import exp_interval, float_up, log_up
-from ..reports import AuditReport, Estimate, ratio_eps, reports_array
+from ..reports import AuditReport, Estimate, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
@@ -154,6 +154,11 @@ class HadamardResponse(ItemOracle):
         w = fwht(np.bincount(y.astype(np.int64), minlength=self.K).astype(np.int64))
         return (n + w[1:self.d + 1]) // 2, n
 
+    def frequency_support(self, reports):
+        """Support counts: S_x, the reports in C_x; p = P(y in C_x | x), q = 1/2 for any other item."""
+        s, n = self.counts_in_c(reports)
+        return Support(np.asarray(s, dtype=np.int64), int(n), self.p, Fraction(1, 2))
+
     def estimate(self, reports):
         """Unbiased item frequencies f_x = (S_x / n - 1/2) / (p - 1/2), S_x the reports in C_x.
 
@@ -161,12 +166,7 @@ class HadamardResponse(ItemOracle):
         Hadamard matrix agree on half the columns), hence E[S_x / n] = 1/2 + f_x (p - 1/2).
         Var(f_x) = (f_x p(1-p) + (1 - f_x)/4) / (n (p - 1/2)^2) exactly (independent devices);
         the standard error plugs in f_x clipped to [0, 1]."""
-        s, n = self.counts_in_c(reports)
-        if n == 0:
-            raise ValueError("reports: no reports to estimate from")
-        p = float(self.p)
-        est = (s / n - 0.5) / (p - 0.5)
-        return Estimate("frequency", est, np.sqrt(self.variance(np.clip(est, 0.0, 1.0), n)))
+        return self.frequency_support(reports).unbiased()
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of an item with true frequency f."""

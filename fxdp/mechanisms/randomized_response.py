@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..conservative import log_up
-from ..reports import Estimate, reports_array
+from ..reports import Estimate, Support, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational, given
 from ._device import SRC_RR, _ct_text, _init, _p, u8, u32, u64
@@ -309,6 +309,16 @@ class RandomizedResponse(Mechanism):
         est = (y - q) / (p - q)
         se = np.sqrt(y * (1 - y) / n) / (p - q)
         return Estimate("frequency", est, se)
+
+    def frequency_support(self, indices):
+        """Support counts: the reports equal to each category; p the realized honest probability,
+        q = (1 - p)/(t - 1) (the exact channel: IBU on it is the maximum-likelihood EM)."""
+        idx = reports_array(indices)
+        if idx.min() < 0 or idx.max() >= self.t:
+            raise ValueError(f"indices must be in [0, {self.t - 1}]")
+        p = self.p_realized
+        return Support(np.bincount(idx.ravel(), minlength=self.t).astype(np.int64), int(idx.size),
+                       p, (1 - p) / (self.t - 1))
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of a category with true frequency f among

@@ -26,7 +26,7 @@ from itertools import product
 import numpy as np
 
 from ..conservative import exp_interval, float_up, log_up
-from ..reports import AuditReport, Estimate, ratio_eps, reports_array
+from ..reports import AuditReport, Estimate, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
@@ -107,20 +107,21 @@ class UnaryEncoding(ItemOracle):
         return out
 
     # --- estimation
-    def estimate(self, reports):
-        """Unbiased item frequencies f_i = (Y_i / n - q) / (p - q), Y_i the reports with bit i set.
-
-        Var(f_i) = (f_i p(1-p) + (1 - f_i) q(1-q)) / (n (p - q)^2) exactly (independent devices);
-        the standard error plugs in f_i clipped to [0, 1]."""
+    def frequency_support(self, reports):
+        """Support counts: Y_i, the reports with bit i set; p and q the realized bit probabilities."""
         y = reports_array(reports)
         if y.ndim != 2 or y.shape[1] != self.d:
             raise ValueError(f"reports must be an n x d = n x {self.d} matrix of bits")
         if y.size and (y.min() < 0 or y.max() > 1):
             raise ValueError("reports must hold 0/1 bits")
-        n = y.shape[0]
-        p, q = float(self.p), float(self.q)
-        est = (y.sum(axis=0, dtype=np.int64) / n - q) / (p - q)
-        return Estimate("frequency", est, np.sqrt(self.variance(np.clip(est, 0.0, 1.0), n)))
+        return Support(y.sum(axis=0, dtype=np.int64), y.shape[0], self.p, self.q)
+
+    def estimate(self, reports):
+        """Unbiased item frequencies f_i = (Y_i / n - q) / (p - q), Y_i the reports with bit i set.
+
+        Var(f_i) = (f_i p(1-p) + (1 - f_i) q(1-q)) / (n (p - q)^2) exactly (independent devices);
+        the standard error plugs in f_i clipped to [0, 1]."""
+        return self.frequency_support(reports).unbiased()
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of an item with true frequency f."""
