@@ -163,8 +163,9 @@ def _ibu_kernel(s, p, q, iterations, tol):
 def recommend_frequency_oracle(epsilon, d, n, bits=32):
     """The frequency oracles fxdp has, realized for (epsilon, d) as a device would hold them, ranked
     by the closed-form variance of one item's frequency estimate at frequency 0 (the typical item of
-    a large domain) over n reports.  Returns a list of {kind, config, epsilon, variance, bits_per_report},
-    smallest variance first."""
+    a large domain) over n reports.  Returns a list of {kind, config, epsilon, variance, bits_per_report,
+    mechanism} (config abbreviates k-ary RR's categories; mechanism is the realized oracle), smallest
+    variance first."""
     from fractions import Fraction
 
     from .conservative import exp_interval
@@ -190,7 +191,7 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
             continue
         shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
         rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon,
-                     "variance": float(m.variance(0.0, n)), "bits_per_report": size})
+                     "variance": float(m.variance(0.0, n)), "bits_per_report": size, "mechanism": m})
     if not rows:
         raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")
     return sorted(rows, key=lambda r: r["variance"])
