@@ -82,6 +82,10 @@ MECHANISMS = {
     "geometric": ("geometric scale 10, int64, lazy (CKS)", lambda: M.make_geometric(10)),
     "geometric_ct": ("bounded discrete Laplace scale 10 on [0,100], constant time (201-entry table)",
                      lambda: M.make_geometric(10, bounds=(0, 100), constant_time=True)),
+    "unary_encoding_ct": ("OUE frequency oracle d=1024 eps=1, constant time",
+                          lambda: M.make_unary_encoding(1024, 1, constant_time=True)),
+    "hadamard_response_ct": ("Hadamard response d=1024 eps=1, constant time",
+                             lambda: M.make_hadamard_response(1024, 1, constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
 }
@@ -198,10 +202,11 @@ int main(void)
         line[8] = '\n';
         line[9] = '\0';
         port_puts(line);
-        /* ChaCha20 blocks this release generated for its own rng (a fresh stream starts at 0) */
-        port_puts(st != FXDP_OK ? "skip\n" : fp_rng.counter == 1u ? "1\n" : fp_rng.counter == 2u ? "2\n"
-                  : fp_rng.counter == 3u ? "3\n" : fp_rng.counter == 4u ? "4\n" : fp_rng.counter == 5u ? "5\n"
-                  : "many\n");
+        /* ChaCha20 blocks this release generated for its own rng (a fresh stream starts at 0), in hex */
+        for (j = 0; j < 8u; j++) {
+            line[j] = "0123456789abcdef"[((uint32_t)fp_rng.counter >> (28u - 4u * j)) & 15u];
+        }
+        port_puts(st != FXDP_OK ? "skip\n" : line);
     }
     (void)fp_fill;
     return 0;
@@ -381,7 +386,7 @@ def measure(target, name, m, work: Path, releases=64):
     body = r.lines[1:]
     used = [int(x, 16) for x in body[0::2]]
     blocks = body[1::2]
-    rel = [c - int(b) * chacha for c, b in zip(counts[2::2], blocks) if b.isdigit()]
+    rel = [c - int(b, 16) * chacha for c, b in zip(counts[2::2], blocks) if b != "skip"]
     return {"target": target, "mechanism": name, "constant_time": bool(m.constant_time),
             "flash": flash_mech, "ram": ram_mech, "flash_drbg": flash_drbg, "ram_drbg": ram_drbg,
             "stack": stack, "stack_path": path, "stack_no_block": stack_mech,
