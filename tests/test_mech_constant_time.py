@@ -22,17 +22,21 @@ from pathlib import Path
 
 import pytest
 
-from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
-                             make_rappor)
+from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_randomized_response,
+                             make_randomized_response_bool, make_rappor, make_unary_encoding)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
 import ctest_support as cs  # noqa: E402
 
 OPT_LEVELS = ["-O2", "-Os"]
-MECH_SOURCES = [cs.CSRC / f"fxdp_mech_{n}.c" for n in ("rr", "rappor", "geometric")]
+MECH_SOURCES = [cs.CSRC / f"fxdp_mech_{n}.c" for n in ("rr", "rappor", "geometric", "ue", "hr")]
 N_CT = 60          # combinations per constant-time configuration (2 configurations per mechanism)
 N_LAZY = 24        # combinations per lazy configuration
 PRES = (0, 509)    # public bits read before the release (509: 3 bits left in the first block)
+# Hadamard response at d = 1000 reads 10 bits for y first: from 501, one bit is left for the
+# lazy Bernoulli, whose outcome then decides whether a block is generated (the lazy dyadic
+# Bernoulli compares up to 32 bits at once, so its count varies only across a refill).
+PRES_FOR = {"d1000-b32": (0, 501)}
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -78,6 +82,18 @@ def _configs():
     out["geometric"] = [("scalar-s10-0..100", geometric(make_geometric(10, (0, 100), constant_time=True), 1)),
                         ("vec4-s3.5--20..20",
                          geometric(make_geometric(Fraction(7, 2), (-20, 20), constant_time=True, vector=True), 4))]
+    def ue(m):
+        return lambda rnd, ct, pre, seed: (f"U {int(ct)} {pre:x} {m.a_p:x} {m.a_q:x} {m.d:x} {m.bits:x} {seed:x} "
+                                      f"{rnd.choice([0, m.d - 1, rnd.randrange(m.d)]):x}")
+
+    def hr(m):
+        return lambda rnd, ct, pre, seed: (f"H {int(ct)} {pre:x} {m.a_p:x} {m.d:x} {m.log2k:x} {m.bits:x} {seed:x} "
+                                      f"{rnd.choice([0, m.d - 1, rnd.randrange(m.d)]):x}")
+
+    out["unary_encoding"] = [("oue-d12-b16", ue(make_unary_encoding(12, 1, bits=16))),
+                             ("sue-d5-b7", ue(make_unary_encoding(5, "1/2", optimized=False, bits=7)))]
+    out["hadamard_response"] = [("d1000-b32", hr(make_hadamard_response(1000, 1))),
+                                ("d6-b5", hr(make_hadamard_response(6, 2, bits=5)))]
     return out
 
 
@@ -86,7 +102,7 @@ def _combos():
     lines, groups = [], []
     for mech, cfgs in _configs().items():
         for cid, build in cfgs:
-            for pre in PRES:
+            for pre in PRES_FOR.get(cid, PRES):
                 for ct, count in ((True, N_CT), (False, N_LAZY)):
                     for _ in range(count):
                         lines.append(build(rnd, ct, pre, rnd.getrandbits(64)))
@@ -120,7 +136,7 @@ def _by_group(groups, counts, mech, ct):
     return out
 
 
-MECHS = ["rr_bool", "rr", "rappor", "geometric"]
+MECHS = ["rr_bool", "rr", "rappor", "geometric", "unary_encoding", "hadamard_response"]
 
 
 @pytest.mark.parametrize("opt", OPT_LEVELS)

@@ -11,6 +11,8 @@
  *   R ct pre a bits k m seed x_0 .. x_{k-1}           fxdp_rappor[_ct]
  *   G ct pre s t lo hi n k width seed x_0 .. x_{n-1} m thr_0 .. thr_{m-1}
  *                                                     fxdp_geometric[_ct]
+ *   U ct pre a_p a_q d bits seed x                    fxdp_unary_encoding[_ct]
+ *   H ct pre a_p d log2k bits seed x                  fxdp_hadamard_response[_ct]
  * The rng is the keyed stream of (key(seed), nonce 0) after `pre` (public)
  * bits were read; the release is called
  * twice, each call alone between CALLGRIND_TOGGLE_COLLECT client requests and
@@ -63,6 +65,9 @@ int main(void)
         fxdp_rr_cfg ck;
         fxdp_rappor_cfg cr;
         fxdp_geometric_cfg cg;
+        fxdp_ue_cfg cu;
+        fxdp_hr_cfg ch;
+        unsigned long long a2 = 0, d = 0, l2 = 0;
         uint8_t xb1 = 0, yb1 = 0;
         uint32_t xk = 0, yk = 0;
         fxdp_status st = FXDP_OK;
@@ -107,6 +112,20 @@ int main(void)
                 xg[i] = (int64_t)xv;
             }
             if (scanf("%llx", &m) != 1 || !read_table((unsigned long)m)) return 2;
+        } else if (kind == 'U') {
+            if (scanf("%llx %llx %llx %llx %llx %llx", &a, &a2, &d, &k, &seed, &x) != 6) return 2;
+            cu.a_p = a;
+            cu.a_q = a2;
+            cu.d = (uint32_t)d;
+            cu.bits = (uint8_t)k;
+            xk = (uint32_t)x;
+        } else if (kind == 'H') {
+            if (scanf("%llx %llx %llx %llx %llx %llx", &a, &d, &l2, &k, &seed, &x) != 6) return 2;
+            ch.a_p = a;
+            ch.d = (uint32_t)d;
+            ch.log2k = (uint8_t)l2;
+            ch.bits = (uint8_t)k;
+            xk = (uint32_t)x;
         } else {
             return 2;
         }
@@ -128,6 +147,10 @@ int main(void)
                 st = ct ? fxdp_rr_ct(&r, &ck, &xk, &yk) : fxdp_rr(&r, &ck, &xk, &yk);
             } else if (kind == 'R') {
                 st = ct ? fxdp_rappor_ct(&r, &cr, xb, yb) : fxdp_rappor(&r, &cr, xb, yb);
+            } else if (kind == 'U') {
+                st = ct ? fxdp_unary_encoding_ct(&r, &cu, &xk, yb) : fxdp_unary_encoding(&r, &cu, &xk, yb);
+            } else if (kind == 'H') {
+                st = ct ? fxdp_hadamard_response_ct(&r, &ch, &xk, &yk) : fxdp_hadamard_response(&r, &ch, &xk, &yk);
             } else {
                 st = ct ? fxdp_geometric_ct(&r, &cg, xg, yg) : fxdp_geometric(&r, &cg, xg, yg);
             }
