@@ -19,7 +19,8 @@ import numpy as np
 
 from ..samplers import _kernels as K
 from ..samplers._kernels import OK, STATUS, STATE_WORDS, _load, _rd_bits64, _rd_dyadic, _rd_dyadic_ct, _store
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
+from ..samplers._nb_lanes import LANES
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -76,10 +77,10 @@ def release_hadamard_response(state, a_p, bits, log2k, ct, x):
 
 
 @_jit
-def _chunk_hr(state, key, device_ids, lo, hi, first_block, a_p, bits, log2k, ct, x, out, status, bits_out):
+def _chunk_hr(state, lanes, key, device_ids, lo, hi, first_block, a_p, bits, log2k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st, y = _hr_one(state, a_p, bits, log2k, ct, x[i])
         status[i] = np.uint8(st)
         if st == OK:
@@ -93,5 +94,6 @@ def fleet_hadamard_response(key, device_ids, first_block, a_p, bits, log2k, ct, 
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
-        _chunk_hr(state, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_hr(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, bits, log2k, ct, x, out, status, bits_out)

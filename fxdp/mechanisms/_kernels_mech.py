@@ -56,6 +56,7 @@ import numpy as np
 
 from ..errors import OK as _OK, raise_for_status
 from ..samplers import _kernels as K
+from ..samplers._nb_lanes import LANES, lane_blocks, seed_lane
 from ..samplers._kernels import (BITCOUNT, BLOCK_LEN, COUNTER, ERR_PARAM, KEY, NONCE, OK,
                                  SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _load, _rd_dyadic,
                                  _rd_dyadic_ct, _rd_laplace, _rd_table, _rd_uniform_below, _store)
@@ -101,6 +102,17 @@ def _seed_dev(state, key, dev, first_block):
     state[COUNTER] = np.uint32(first_block)
     state[WORD_POS] = np.uint32(16)
     state[BLOCK_LEN] = np.uint32(16)
+
+
+@_ijit
+def _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block):
+    """_seed_dev for device i of the chunk [lo, hi), its first block computed with the next
+    LANES - 1 devices' in one multi-lane pass (fxdp.samplers._nb_lanes); same state as _seed_dev
+    after its first refill, so every draw, status and bit count is unchanged."""
+    l = (i - lo) % LANES
+    if l == 0:
+        lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, 0, lanes)
+    seed_lane(state, key, device_ids[i], first_block, 0, lanes, l)
 
 
 @_ijit
@@ -365,10 +377,10 @@ def stream_rr(state, t, w0, k, thresholds, ct, xs, out):
 # its kernels never hit the on-disk cache (benchmarks/kernel_fold.md).
 
 @_jit
-def _chunk_rr_bool(state, key, device_ids, lo, hi, first_block, a, k, ct, x, out, status, bits_out):
+def _chunk_rr_bool(state, lanes, key, device_ids, lo, hi, first_block, a, k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st, y, buf, c = _rr_bool_rd(state, _U0, _U0, a, k, ct, x[i])
         status[i] = np.uint8(st)
         if st == OK:
@@ -379,11 +391,11 @@ def _chunk_rr_bool(state, key, device_ids, lo, hi, first_block, a, k, ct, x, out
 
 
 @_jit
-def _chunk_rr(state, key, device_ids, lo, hi, first_block, t, w0, k, thresholds, ct, x, out, status,
+def _chunk_rr(state, lanes, key, device_ids, lo, hi, first_block, t, w0, k, thresholds, ct, x, out, status,
               bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st, y, buf, c = _rr_rd(state, _U0, _U0, t, w0, k, thresholds, ct, x[i])
         status[i] = np.uint8(st)
         if st == OK:
@@ -394,11 +406,11 @@ def _chunk_rr(state, key, device_ids, lo, hi, first_block, t, w0, k, thresholds,
 
 
 @_jit
-def _chunk_rappor(state, tmp, key, device_ids, lo, hi, first_block, a, bits, ct, x, out, status,
+def _chunk_rappor(state, lanes, tmp, key, device_ids, lo, hi, first_block, a, bits, ct, x, out, status,
                   bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st = _rappor_row(state, a, bits, ct, x[i], tmp)
         status[i] = np.uint8(st)
         if st == OK:
@@ -409,11 +421,11 @@ def _chunk_rappor(state, tmp, key, device_ids, lo, hi, first_block, a, bits, ct,
 
 
 @_jit
-def _chunk_geometric(state, tmp, key, device_ids, lo, hi, first_block, mode, s, t, lo_b, hi_b,
+def _chunk_geometric(state, lanes, tmp, key, device_ids, lo, hi, first_block, mode, s, t, lo_b, hi_b,
                      thresholds, k, width, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st = _geo_row(state, mode, s, t, lo_b, hi_b, thresholds, k, width, x[i], tmp)
         status[i] = np.uint8(st)
         if st == OK:
@@ -428,7 +440,8 @@ def fleet_rr_bool(key, device_ids, first_block, a, k, ct, x, out, status, bits_o
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
-        _chunk_rr_bool(state, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_rr_bool(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                        a, k, ct, x, out, status, bits_out)
 
 
@@ -437,7 +450,8 @@ def fleet_rr(key, device_ids, first_block, t, w0, k, thresholds, ct, x, out, sta
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
-        _chunk_rr(state, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_rr(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   t, w0, k, thresholds, ct, x, out, status, bits_out)
 
 
@@ -446,8 +460,9 @@ def fleet_rappor(key, device_ids, first_block, a, bits, ct, x, out, status, bits
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
         tmp = np.empty(x.shape[1], dtype=np.uint8)
-        _chunk_rappor(state, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        _chunk_rappor(state, lanes, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                       a, bits, ct, x, out, status, bits_out)
 
 
@@ -457,8 +472,9 @@ def fleet_geometric(key, device_ids, first_block, mode, s, t, lo, hi, thresholds
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
         tmp = np.empty(x.shape[1], dtype=np.int64)
-        _chunk_geometric(state, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
+        _chunk_geometric(state, lanes, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
                          first_block, mode, s, t, lo, hi, thresholds, k, width, x, out, status,
                          bits_out)
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..samplers import _kernels as K
 from ..samplers._kernels import OK, STATE_WORDS, STATUS, _load, _rd_dyadic, _rd_dyadic_ct, _store
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
+from ..samplers._nb_lanes import LANES
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -62,10 +63,10 @@ def release_unary_encoding(state, a_p, a_q, bits, ct, x, out):
 
 
 @_jit
-def _chunk_ue(state, tmp, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, out, status, bits_out):
+def _chunk_ue(state, lanes, tmp, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st = _ue_row(state, a_p, a_q, bits, ct, x[i], tmp)
         status[i] = np.uint8(st)
         if st == OK:
@@ -80,6 +81,7 @@ def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, ou
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
         tmp = np.empty(out.shape[1], dtype=np.uint8)
-        _chunk_ue(state, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        _chunk_ue(state, lanes, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, a_q, bits, ct, x, out, status, bits_out)

@@ -1,0 +1,139 @@
+"""Multi-lane ChaCha20 for the fleet kernels: the first keystream block of LANES devices at once.
+
+A fleet gives every device its own keyed stream (key = the seed's words, nonce = (device id lo,
+device id hi, stream)), so the first block of each device is a different ChaCha20 block with the
+same key.  ``lane_blocks`` computes LANES of them in one pass over a ``[16, LANES]`` uint32 array,
+a lane per column: the per-lane body is scalar code and LLVM vectorizes the lane loop (16 lanes =
+one 512-bit register per state word on AVX-512, two 256-bit ones on AVX2).  ``seed_lane`` then
+starts a device's state with its block already buffered (counter = first_block + 1, word 0 next),
+which is exactly the state the scalar path reaches after its first refill, so every draw, status
+and bit count is unchanged (tests/test_fleet_lanes.py; the RFC 8439 vector runs through the lanes).
+
+Why these shapes (benchmarks/bench_fleet_lanes.py, /work notes "fleet-lanes"): LANES a module
+constant (compile-time), explicit uint32 arithmetic (Numba widens to 64 bits otherwise and the
+keystream goes wrong), one lane loop per double round with the state held in the array, key
+words broadcast from scalars and nonces computed from the device ids inside the kernel.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, NONCE, SHARED_WORDS, WORD_POS, _C0,
+                       _C1, _C2, _C3, _M32, _U32, _ijit, _jit)
+
+LANES = 16          # devices per lane pass (a module constant: the lane loop is unrolled/vectorized)
+_S16 = np.uint32(16)
+_S12 = np.uint32(12)
+_S8 = np.uint32(8)
+_S7 = np.uint32(7)
+_S20 = np.uint32(20)
+_S24 = np.uint32(24)
+_S25 = np.uint32(25)
+
+
+@_ijit
+def _r(v, n, m):
+    """Rotate the uint32 v left by n (m = 32 - n, both uint32 constants)."""
+    return np.uint32((v << n) | (v >> m))
+
+
+@_jit
+def lane_blocks(key, device_ids, base, count, counter, stream, x):
+    """x[:, l] = ChaCha20 block `counter` of keyed stream (key, device_ids[base + l], stream) for
+    l < count (lanes count..LANES-1 compute a block of device id 0 and are ignored).
+    key: uint32[8]; device_ids: uint64[n]; x: uint32[16, LANES] (C order)."""
+    k0 = np.uint32(key[0]); k1 = np.uint32(key[1]); k2 = np.uint32(key[2]); k3 = np.uint32(key[3])
+    k4 = np.uint32(key[4]); k5 = np.uint32(key[5]); k6 = np.uint32(key[6]); k7 = np.uint32(key[7])
+    ctr = np.uint32(counter)
+    st = np.uint32(stream)
+    for l in range(LANES):
+        d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
+        x[0, l] = _C0; x[1, l] = _C1; x[2, l] = _C2; x[3, l] = _C3
+        x[4, l] = k0; x[5, l] = k1; x[6, l] = k2; x[7, l] = k3
+        x[8, l] = k4; x[9, l] = k5; x[10, l] = k6; x[11, l] = k7
+        x[12, l] = ctr
+        x[13, l] = np.uint32(d & _M32)
+        x[14, l] = np.uint32(d >> _U32)
+        x[15, l] = st
+    for _ in range(10):
+        for l in range(LANES):
+            x0 = x[0, l]; x1 = x[1, l]; x2 = x[2, l]; x3 = x[3, l]
+            x4 = x[4, l]; x5 = x[5, l]; x6 = x[6, l]; x7 = x[7, l]
+            x8 = x[8, l]; x9 = x[9, l]; x10 = x[10, l]; x11 = x[11, l]
+            x12 = x[12, l]; x13 = x[13, l]; x14 = x[14, l]; x15 = x[15, l]
+            # column rounds
+            x0 = np.uint32(x0 + x4); x12 = _r(x12 ^ x0, _S16, _S16)
+            x8 = np.uint32(x8 + x12); x4 = _r(x4 ^ x8, _S12, _S20)
+            x0 = np.uint32(x0 + x4); x12 = _r(x12 ^ x0, _S8, _S24)
+            x8 = np.uint32(x8 + x12); x4 = _r(x4 ^ x8, _S7, _S25)
+            x1 = np.uint32(x1 + x5); x13 = _r(x13 ^ x1, _S16, _S16)
+            x9 = np.uint32(x9 + x13); x5 = _r(x5 ^ x9, _S12, _S20)
+            x1 = np.uint32(x1 + x5); x13 = _r(x13 ^ x1, _S8, _S24)
+            x9 = np.uint32(x9 + x13); x5 = _r(x5 ^ x9, _S7, _S25)
+            x2 = np.uint32(x2 + x6); x14 = _r(x14 ^ x2, _S16, _S16)
+            x10 = np.uint32(x10 + x14); x6 = _r(x6 ^ x10, _S12, _S20)
+            x2 = np.uint32(x2 + x6); x14 = _r(x14 ^ x2, _S8, _S24)
+            x10 = np.uint32(x10 + x14); x6 = _r(x6 ^ x10, _S7, _S25)
+            x3 = np.uint32(x3 + x7); x15 = _r(x15 ^ x3, _S16, _S16)
+            x11 = np.uint32(x11 + x15); x7 = _r(x7 ^ x11, _S12, _S20)
+            x3 = np.uint32(x3 + x7); x15 = _r(x15 ^ x3, _S8, _S24)
+            x11 = np.uint32(x11 + x15); x7 = _r(x7 ^ x11, _S7, _S25)
+            # diagonal rounds
+            x0 = np.uint32(x0 + x5); x15 = _r(x15 ^ x0, _S16, _S16)
+            x10 = np.uint32(x10 + x15); x5 = _r(x5 ^ x10, _S12, _S20)
+            x0 = np.uint32(x0 + x5); x15 = _r(x15 ^ x0, _S8, _S24)
+            x10 = np.uint32(x10 + x15); x5 = _r(x5 ^ x10, _S7, _S25)
+            x1 = np.uint32(x1 + x6); x12 = _r(x12 ^ x1, _S16, _S16)
+            x11 = np.uint32(x11 + x12); x6 = _r(x6 ^ x11, _S12, _S20)
+            x1 = np.uint32(x1 + x6); x12 = _r(x12 ^ x1, _S8, _S24)
+            x11 = np.uint32(x11 + x12); x6 = _r(x6 ^ x11, _S7, _S25)
+            x2 = np.uint32(x2 + x7); x13 = _r(x13 ^ x2, _S16, _S16)
+            x8 = np.uint32(x8 + x13); x7 = _r(x7 ^ x8, _S12, _S20)
+            x2 = np.uint32(x2 + x7); x13 = _r(x13 ^ x2, _S8, _S24)
+            x8 = np.uint32(x8 + x13); x7 = _r(x7 ^ x8, _S7, _S25)
+            x3 = np.uint32(x3 + x4); x14 = _r(x14 ^ x3, _S16, _S16)
+            x9 = np.uint32(x9 + x14); x4 = _r(x4 ^ x9, _S12, _S20)
+            x3 = np.uint32(x3 + x4); x14 = _r(x14 ^ x3, _S8, _S24)
+            x9 = np.uint32(x9 + x14); x4 = _r(x4 ^ x9, _S7, _S25)
+            x[0, l] = x0; x[1, l] = x1; x[2, l] = x2; x[3, l] = x3
+            x[4, l] = x4; x[5, l] = x5; x[6, l] = x6; x[7, l] = x7
+            x[8, l] = x8; x[9, l] = x9; x[10, l] = x10; x[11, l] = x11
+            x[12, l] = x12; x[13, l] = x13; x[14, l] = x14; x[15, l] = x15
+    for l in range(LANES):
+        d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
+        x[0, l] = np.uint32(x[0, l] + _C0); x[1, l] = np.uint32(x[1, l] + _C1)
+        x[2, l] = np.uint32(x[2, l] + _C2); x[3, l] = np.uint32(x[3, l] + _C3)
+        x[4, l] = np.uint32(x[4, l] + k0); x[5, l] = np.uint32(x[5, l] + k1)
+        x[6, l] = np.uint32(x[6, l] + k2); x[7, l] = np.uint32(x[7, l] + k3)
+        x[8, l] = np.uint32(x[8, l] + k4); x[9, l] = np.uint32(x[9, l] + k5)
+        x[10, l] = np.uint32(x[10, l] + k6); x[11, l] = np.uint32(x[11, l] + k7)
+        x[12, l] = np.uint32(x[12, l] + ctr)
+        x[13, l] = np.uint32(x[13, l] + np.uint32(d & _M32))
+        x[14, l] = np.uint32(x[14, l] + np.uint32(d >> _U32))
+        x[15, l] = np.uint32(x[15, l] + st)
+
+
+@_ijit
+def seed_lane(state, key, dev, first_block, stream, x, l):
+    """state <- keyed stream (key, dev, stream) at block first_block with that block (x[:, l], from
+    lane_blocks) already buffered: the scalar path's state after its first refill.  At
+    first_block = 0xFFFFFFFF (a block the stream never generates) nothing is buffered, so the
+    first read fails as it does there."""
+    for i in range(SHARED_WORDS):
+        state[i] = np.uint32(0)
+    for i in range(8):
+        state[KEY + i] = np.uint32(key[i])
+    d = np.uint64(dev)
+    state[NONCE] = np.uint32(d & _M32)
+    state[NONCE + 1] = np.uint32(d >> _U32)
+    state[NONCE + 2] = np.uint32(stream)
+    state[BLOCK_LEN] = np.uint32(16)
+    fb = np.uint32(first_block)
+    if fb == LAST_COUNTER:
+        state[COUNTER] = fb
+        state[WORD_POS] = np.uint32(16)
+    else:
+        for i in range(16):
+            state[BLOCK + i] = x[i, l]
+        state[COUNTER] = np.uint32(fb + np.uint32(1))
+        state[WORD_POS] = np.uint32(0)
