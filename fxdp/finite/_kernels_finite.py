@@ -25,8 +25,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import OK, STATUS, _device_state, bits as _bits_pub, \
-    discrete_laplace_censored as _dlap_censored
+from ..samplers._kernels import FLEET_CHUNK, LANES, OK, STATE_WORDS, STATUS, seed_device, \
+    bits as _bits_pub, discrete_laplace_censored as _dlap_censored
 from . import fixmath as fm
 
 _jit = numba.njit(cache=True, nogil=True)
@@ -380,51 +380,76 @@ def fill_planar_noise(state, P, out):
     return OK, np.int64(out.shape[0])
 
 
-# The four fleets keep their own 6-line prange loops, two per output shape (scalar, (x, y)).  A
+# The four fleets keep their own prange loops (chunks of devices, first blocks in lanes), two per
+# output shape (scalar, (x, y)).  A
 # driver taking the release as a first-class function (as fxdp/samplers/_nb_drivers.py does)
 # would fit, since every release takes (state, P, x); it would remove two 6-line copies and add
 # one more dispatcher to compile and cache, which was not worth it.  The planar grid also
 # differs: two draws per device, the second only after the first succeeded.
 @_pjit
 def fleet_laplace(key_words, device_ids, stream, P, xs, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(key_words, device_ids[i], stream)
-        st, v = _laplace_release(state, P, xs[i])
-        out[i] = v
-        status_out[i] = st
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        lo = ch * FLEET_CHUNK
+        hi = min(n, lo + FLEET_CHUNK)
+        for i in range(lo, hi):
+            seed_device(state, lanes, key_words, device_ids, i, lo, hi, 0, stream)
+            st, v = _laplace_release(state, P, xs[i])
+            out[i] = v
+            status_out[i] = st
 
 
 @_pjit
 def fleet_planar(key_words, device_ids, stream, P, xs, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(key_words, device_ids[i], stream)
-        st, a, b = _planar_release(state, P, xs[i, 0], xs[i, 1])
-        out[i, 0] = a
-        out[i, 1] = b
-        status_out[i] = st
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        lo = ch * FLEET_CHUNK
+        hi = min(n, lo + FLEET_CHUNK)
+        for i in range(lo, hi):
+            seed_device(state, lanes, key_words, device_ids, i, lo, hi, 0, stream)
+            st, a, b = _planar_release(state, P, xs[i, 0], xs[i, 1])
+            out[i, 0] = a
+            out[i, 1] = b
+            status_out[i] = st
 
 
 @_pjit
 def fleet_laplace_grid(key_words, device_ids, stream, P, xs, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(key_words, device_ids[i], stream)
-        st, v = _grid_release(state, P, xs[i])
-        out[i] = v
-        status_out[i] = st
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        lo = ch * FLEET_CHUNK
+        hi = min(n, lo + FLEET_CHUNK)
+        for i in range(lo, hi):
+            seed_device(state, lanes, key_words, device_ids, i, lo, hi, 0, stream)
+            st, v = _grid_release(state, P, xs[i])
+            out[i] = v
+            status_out[i] = st
 
 
 @_pjit
 def fleet_planar_grid(key_words, device_ids, stream, P, xs, out, status_out):
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(key_words, device_ids[i], stream)
-        st, a = _grid_release(state, P, xs[i, 0])
-        if st == OK:
-            st, b = _grid_release(state, P, xs[i, 1])
-        else:
-            b = _I0
-        out[i, 0] = a
-        out[i, 1] = b
-        status_out[i] = st
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        lo = ch * FLEET_CHUNK
+        hi = min(n, lo + FLEET_CHUNK)
+        for i in range(lo, hi):
+            seed_device(state, lanes, key_words, device_ids, i, lo, hi, 0, stream)
+            st, a = _grid_release(state, P, xs[i, 0])
+            if st == OK:
+                st, b = _grid_release(state, P, xs[i, 1])
+            else:
+                b = _I0
+            out[i, 0] = a
+            out[i, 1] = b
+            status_out[i] = st
 
 
 # --------------------------------------------------------------------------

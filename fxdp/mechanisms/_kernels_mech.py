@@ -56,7 +56,7 @@ import numpy as np
 
 from ..errors import OK as _OK, raise_for_status
 from ..samplers import _kernels as K
-from ..samplers._nb_lanes import LANES, lane_blocks, seed_lane
+from ..samplers._nb_lanes import LANES, seed_device
 from ..samplers._kernels import (BITCOUNT, BLOCK_LEN, COUNTER, ERR_PARAM, KEY, NONCE, OK,
                                  SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _load, _rd_dyadic,
                                  _rd_dyadic_ct, _rd_laplace, _rd_table, _rd_uniform_below, _store)
@@ -109,10 +109,7 @@ def _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block):
     """_seed_dev for device i of the chunk [lo, hi), its first block computed with the next
     LANES - 1 devices' in one multi-lane pass (fxdp.samplers._nb_lanes); same state as _seed_dev
     after its first refill, so every draw, status and bit count is unchanged."""
-    l = (i - lo) % LANES
-    if l == 0:
-        lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, 0, lanes)
-    seed_lane(state, key, device_ids[i], first_block, 0, lanes, l)
+    seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
 
 
 @_ijit

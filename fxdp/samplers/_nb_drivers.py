@@ -9,7 +9,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._nb_core import (ERR_PARAM, OK, STATUS, _I0, _device_state, _ijit, _load, _store)
+from ._nb_core import (ERR_PARAM, OK, STATE_WORDS, STATUS, _I0, _ijit, _load, _store)
+from ._nb_lanes import LANES, seed_device
+
+FLEET_CHUNK = 256        # devices per prange work item (one state and one lane array per item)
 
 # --------------------------------------------------------------------------
 # generic drivers, one per loop shape
@@ -140,8 +143,16 @@ def _fill4(rd, state, out, ok, args, p0, p1, p2, p3):
 @_ijit
 def _fleet(fill, seed_key_words, device_ids, stream, draws_per_device, out, status_out, params):
     """One keyed stream per device, in parallel (inline it into a ``parallel=True`` kernel):
-    device i runs ``fill(state, *params, out[i, :draws_per_device])``."""
-    for i in numba.prange(device_ids.shape[0]):
-        state = _device_state(seed_key_words, device_ids[i], stream)
-        st, _ = fill(state, *params, out[i, :draws_per_device])
-        status_out[i] = st
+    device i runs ``fill(state, *params, out[i, :draws_per_device])``.  Devices go in chunks of
+    FLEET_CHUNK; within one, the first keystream blocks of LANES devices are computed at once
+    (``_nb_lanes``), which leaves every draw, status and bit count as the scalar path has it."""
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        lo = ch * FLEET_CHUNK
+        hi = min(n, lo + FLEET_CHUNK)
+        for i in range(lo, hi):
+            seed_device(state, lanes, seed_key_words, device_ids, i, lo, hi, 0, stream)
+            st, _ = fill(state, *params, out[i, :draws_per_device])
+            status_out[i] = st

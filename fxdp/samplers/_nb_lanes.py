@@ -18,23 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, NONCE, SHARED_WORDS, WORD_POS, _C0,
-                       _C1, _C2, _C3, _M32, _U32, _ijit, _jit)
+from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, NONCE, WORD_POS, _C0,
+                       _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit,
+                       _rotl)
 
 LANES = 16          # devices per lane pass (a module constant: the lane loop is unrolled/vectorized)
-_S16 = np.uint32(16)
-_S12 = np.uint32(12)
-_S8 = np.uint32(8)
-_S7 = np.uint32(7)
-_S20 = np.uint32(20)
-_S24 = np.uint32(24)
-_S25 = np.uint32(25)
-
-
-@_ijit
-def _r(v, n, m):
-    """Rotate the uint32 v left by n (m = 32 - n, both uint32 constants)."""
-    return np.uint32((v << n) | (v >> m))
 
 
 @_jit
@@ -62,39 +50,39 @@ def lane_blocks(key, device_ids, base, count, counter, stream, x):
             x8 = x[8, l]; x9 = x[9, l]; x10 = x[10, l]; x11 = x[11, l]
             x12 = x[12, l]; x13 = x[13, l]; x14 = x[14, l]; x15 = x[15, l]
             # column rounds
-            x0 = np.uint32(x0 + x4); x12 = _r(x12 ^ x0, _S16, _S16)
-            x8 = np.uint32(x8 + x12); x4 = _r(x4 ^ x8, _S12, _S20)
-            x0 = np.uint32(x0 + x4); x12 = _r(x12 ^ x0, _S8, _S24)
-            x8 = np.uint32(x8 + x12); x4 = _r(x4 ^ x8, _S7, _S25)
-            x1 = np.uint32(x1 + x5); x13 = _r(x13 ^ x1, _S16, _S16)
-            x9 = np.uint32(x9 + x13); x5 = _r(x5 ^ x9, _S12, _S20)
-            x1 = np.uint32(x1 + x5); x13 = _r(x13 ^ x1, _S8, _S24)
-            x9 = np.uint32(x9 + x13); x5 = _r(x5 ^ x9, _S7, _S25)
-            x2 = np.uint32(x2 + x6); x14 = _r(x14 ^ x2, _S16, _S16)
-            x10 = np.uint32(x10 + x14); x6 = _r(x6 ^ x10, _S12, _S20)
-            x2 = np.uint32(x2 + x6); x14 = _r(x14 ^ x2, _S8, _S24)
-            x10 = np.uint32(x10 + x14); x6 = _r(x6 ^ x10, _S7, _S25)
-            x3 = np.uint32(x3 + x7); x15 = _r(x15 ^ x3, _S16, _S16)
-            x11 = np.uint32(x11 + x15); x7 = _r(x7 ^ x11, _S12, _S20)
-            x3 = np.uint32(x3 + x7); x15 = _r(x15 ^ x3, _S8, _S24)
-            x11 = np.uint32(x11 + x15); x7 = _r(x7 ^ x11, _S7, _S25)
+            x0 = np.uint32(x0 + x4); x12 = _rotl(x12 ^ x0, _R16)
+            x8 = np.uint32(x8 + x12); x4 = _rotl(x4 ^ x8, _R12)
+            x0 = np.uint32(x0 + x4); x12 = _rotl(x12 ^ x0, _R8)
+            x8 = np.uint32(x8 + x12); x4 = _rotl(x4 ^ x8, _R7)
+            x1 = np.uint32(x1 + x5); x13 = _rotl(x13 ^ x1, _R16)
+            x9 = np.uint32(x9 + x13); x5 = _rotl(x5 ^ x9, _R12)
+            x1 = np.uint32(x1 + x5); x13 = _rotl(x13 ^ x1, _R8)
+            x9 = np.uint32(x9 + x13); x5 = _rotl(x5 ^ x9, _R7)
+            x2 = np.uint32(x2 + x6); x14 = _rotl(x14 ^ x2, _R16)
+            x10 = np.uint32(x10 + x14); x6 = _rotl(x6 ^ x10, _R12)
+            x2 = np.uint32(x2 + x6); x14 = _rotl(x14 ^ x2, _R8)
+            x10 = np.uint32(x10 + x14); x6 = _rotl(x6 ^ x10, _R7)
+            x3 = np.uint32(x3 + x7); x15 = _rotl(x15 ^ x3, _R16)
+            x11 = np.uint32(x11 + x15); x7 = _rotl(x7 ^ x11, _R12)
+            x3 = np.uint32(x3 + x7); x15 = _rotl(x15 ^ x3, _R8)
+            x11 = np.uint32(x11 + x15); x7 = _rotl(x7 ^ x11, _R7)
             # diagonal rounds
-            x0 = np.uint32(x0 + x5); x15 = _r(x15 ^ x0, _S16, _S16)
-            x10 = np.uint32(x10 + x15); x5 = _r(x5 ^ x10, _S12, _S20)
-            x0 = np.uint32(x0 + x5); x15 = _r(x15 ^ x0, _S8, _S24)
-            x10 = np.uint32(x10 + x15); x5 = _r(x5 ^ x10, _S7, _S25)
-            x1 = np.uint32(x1 + x6); x12 = _r(x12 ^ x1, _S16, _S16)
-            x11 = np.uint32(x11 + x12); x6 = _r(x6 ^ x11, _S12, _S20)
-            x1 = np.uint32(x1 + x6); x12 = _r(x12 ^ x1, _S8, _S24)
-            x11 = np.uint32(x11 + x12); x6 = _r(x6 ^ x11, _S7, _S25)
-            x2 = np.uint32(x2 + x7); x13 = _r(x13 ^ x2, _S16, _S16)
-            x8 = np.uint32(x8 + x13); x7 = _r(x7 ^ x8, _S12, _S20)
-            x2 = np.uint32(x2 + x7); x13 = _r(x13 ^ x2, _S8, _S24)
-            x8 = np.uint32(x8 + x13); x7 = _r(x7 ^ x8, _S7, _S25)
-            x3 = np.uint32(x3 + x4); x14 = _r(x14 ^ x3, _S16, _S16)
-            x9 = np.uint32(x9 + x14); x4 = _r(x4 ^ x9, _S12, _S20)
-            x3 = np.uint32(x3 + x4); x14 = _r(x14 ^ x3, _S8, _S24)
-            x9 = np.uint32(x9 + x14); x4 = _r(x4 ^ x9, _S7, _S25)
+            x0 = np.uint32(x0 + x5); x15 = _rotl(x15 ^ x0, _R16)
+            x10 = np.uint32(x10 + x15); x5 = _rotl(x5 ^ x10, _R12)
+            x0 = np.uint32(x0 + x5); x15 = _rotl(x15 ^ x0, _R8)
+            x10 = np.uint32(x10 + x15); x5 = _rotl(x5 ^ x10, _R7)
+            x1 = np.uint32(x1 + x6); x12 = _rotl(x12 ^ x1, _R16)
+            x11 = np.uint32(x11 + x12); x6 = _rotl(x6 ^ x11, _R12)
+            x1 = np.uint32(x1 + x6); x12 = _rotl(x12 ^ x1, _R8)
+            x11 = np.uint32(x11 + x12); x6 = _rotl(x6 ^ x11, _R7)
+            x2 = np.uint32(x2 + x7); x13 = _rotl(x13 ^ x2, _R16)
+            x8 = np.uint32(x8 + x13); x7 = _rotl(x7 ^ x8, _R12)
+            x2 = np.uint32(x2 + x7); x13 = _rotl(x13 ^ x2, _R8)
+            x8 = np.uint32(x8 + x13); x7 = _rotl(x7 ^ x8, _R7)
+            x3 = np.uint32(x3 + x4); x14 = _rotl(x14 ^ x3, _R16)
+            x9 = np.uint32(x9 + x14); x4 = _rotl(x4 ^ x9, _R12)
+            x3 = np.uint32(x3 + x4); x14 = _rotl(x14 ^ x3, _R8)
+            x9 = np.uint32(x9 + x14); x4 = _rotl(x4 ^ x9, _R7)
             x[0, l] = x0; x[1, l] = x1; x[2, l] = x2; x[3, l] = x3
             x[4, l] = x4; x[5, l] = x5; x[6, l] = x6; x[7, l] = x7
             x[8, l] = x8; x[9, l] = x9; x[10, l] = x10; x[11, l] = x11
@@ -118,8 +106,9 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
     """state <- keyed stream (key, dev, stream) at block first_block with that block (x[:, l], from
     lane_blocks) already buffered: the scalar path's state after its first refill.  At
     first_block = 0xFFFFFFFF (a block the stream never generates) nothing is buffered, so the
-    first read fails as it does there."""
-    for i in range(SHARED_WORDS):
+    first read fails as it does there.  Every word of state is written (the words past the shared
+    ones zeroed, as _device_state leaves them)."""
+    for i in range(state.shape[0]):
         state[i] = np.uint32(0)
     for i in range(8):
         state[KEY + i] = np.uint32(key[i])
@@ -137,3 +126,13 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
             state[BLOCK + i] = x[i, l]
         state[COUNTER] = np.uint32(fb + np.uint32(1))
         state[WORD_POS] = np.uint32(0)
+
+
+@_ijit
+def seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
+    """The fleet loop's prologue for device i of the chunk [lo, hi): at every LANES-th device the
+    first blocks of the next (up to) LANES devices go into lanes, then state <- seed_lane."""
+    l = (i - lo) % LANES
+    if l == 0:
+        lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, stream, lanes)
+    seed_lane(state, key, device_ids[i], first_block, stream, lanes, l)
