@@ -27,6 +27,13 @@ Rows (releases per second, best of ``--repeat`` after a warm-up, JIT excluded):
   ``Geometric`` and ``GeometricTruncated`` (epsilon = 0.1, i.e. scale 10), one
   call per release.  A peer that is not importable is reported as such.
 
+The yardstick of a fleet (one ChaCha20 block per device at least) is the fastest ChaCha20 on the
+same machine: OpenSSL's, through the ``cryptography`` package (64 MiB of keystream in 1 MiB
+``update_into`` chunks, best of ``--repeat``), or ``openssl speed -evp chacha20`` when the package
+is missing.  It is printed with the CPU's vector ISA, and each fleet row's ``vs OpenSSL`` is its
+devices/s over OpenSSL's blocks/s times the threads used.  ``fxdp lane ChaCha20`` is the fleet
+kernels' multi-lane block function alone (fxdp/samplers/_nb_lanes.py), one thread.
+
 Columns: ``vs numpy`` is rate / numpy's rate; ``fxdp / this`` is the fxdp
 stream rate (same form: lazy or constant time) / this rate; ``bits/release`` is
 the randomness consumed per release, measured:
@@ -116,6 +123,65 @@ def fleet_bits(m, x):
 # ---- peers ----------------------------------------------------------------------------
 
 PEERS = (("opendp", "opendp.prelude"), ("diffprivlib", "diffprivlib.mechanisms"))
+
+
+def openssl_chacha20_blocks(repeat, mib=64):
+    """(64-byte blocks per second of OpenSSL's ChaCha20, how it was measured); (None, why) if neither
+    the cryptography package nor the openssl command is there."""
+    try:
+        import cryptography
+        from cryptography.hazmat.backends.openssl.backend import backend
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+    except ImportError:
+        exe = shutil.which("openssl")
+        if not exe:
+            return None, "not measured (no cryptography package, no openssl command)"
+        out = subprocess.run([exe, "speed", "-evp", "chacha20", "-seconds", "2", "-bytes", "16384"],
+                             capture_output=True, text=True, timeout=120).stdout
+        last = [ln for ln in out.splitlines() if ln.lower().startswith("chacha20")][-1]
+        kbps = float(last.split()[-1].rstrip("k"))
+        return kbps * 1000 / 64, "openssl speed -evp chacha20 (16 KiB)"
+    enc = Cipher(algorithms.ChaCha20(bytes(range(32)), bytes(16)), mode=None).encryptor()
+    chunk = bytearray(1 << 20)
+    out = bytearray(len(chunk) + 64)
+
+    def run():
+        for _ in range(mib):
+            enc.update_into(chunk, out)
+    run()
+    t = best_time(run, repeat)
+    return mib * (1 << 20) / 64 / t, (f"cryptography {cryptography.__version__} "
+                                      f"({backend.openssl_version_text()}), update_into, {mib} MiB")
+
+
+def lane_chacha20_blocks(repeat, n=1 << 20):
+    """Blocks per second of the fleet kernels' multi-lane ChaCha20 alone (one thread, a compiled
+    loop over n device ids)."""
+    from fxdp.samplers._nb_lanes import LANES, lane_blocks
+
+    @numba.njit(nogil=True)
+    def loop(key, ids, x):
+        acc = np.uint32(0)
+        for b in range(0, ids.shape[0], LANES):
+            lane_blocks(key, ids, b, LANES, 0, 0, x)
+            acc ^= x[0, 0]
+        return acc
+    key = np.arange(1, 9, dtype=np.uint32)
+    ids = np.arange(n, dtype=np.uint64)
+    x = np.zeros((16, LANES), np.uint32)
+    loop(key, ids[:LANES], x)
+    return n / best_time(lambda: loop(key, ids, x), repeat)
+
+
+def vector_isa():
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split("flags", 1)[1].split("\n", 1)[0].split()
+    except (OSError, IndexError):
+        return platform.machine()
+    for isa in ("avx512f", "avx2", "sse4_2", "neon", "asimd"):
+        if isa in flags:
+            return isa
+    return platform.machine()
 
 
 def load_peers(enabled=True, names=None):
@@ -288,6 +354,8 @@ def main(argv=None):
     cores = numba.config.NUMBA_NUM_THREADS
     peers = load_peers(not args.no_peers)
     od, dpl = peers["opendp"][0], peers["diffprivlib"][0]
+    ossl_rate, ossl_how = openssl_chacha20_blocks(rep)
+    lane_rate = lane_chacha20_blocks(rep)
     g = np.random.default_rng(1)
     rng = np.random.default_rng(2)
     rows = []          # dicts: mech, impl, rate, n, bits, np_ref, fx_ref
@@ -450,6 +518,10 @@ def main(argv=None):
     print(f"fxdp mechanisms benchmark: n = {n:,}, best of {rep}, {os.cpu_count()} CPUs "
           f"({cores} Numba threads); peers single-threaded")
     print(peer_banner(peers))
+    ossl_txt = f"{ossl_rate:.3g} blocks/s" if ossl_rate else "-"
+    print(f"OpenSSL ChaCha20, 1 thread: {ossl_txt} ({ossl_how}); vector ISA {vector_isa()}")
+    print(f"fxdp lane ChaCha20 (fleet first blocks), 1 thread: {lane_rate:.3g} blocks/s"
+          + (f" = {lane_rate / ossl_rate:.3g}x OpenSSL" if ossl_rate else ""))
     order = []
     for r in rows:
         if r["mech"] not in order:
@@ -457,7 +529,7 @@ def main(argv=None):
     rows.sort(key=lambda r: order.index(r["mech"]))
     w1 = max(len(r["mech"]) for r in rows)
     w2 = max(len(r["impl"]) for r in rows)
-    hdr = (f"{'mechanism':<{w1}}  {'implementation':<{w2}}  {'releases/s':>10}  {'vs numpy':>9}  "
+    hdr = (f"{'mechanism':<{w1}}  {'implementation':<{w2}}  {'releases/s':>10}  {'vs numpy':>9}  {'vs OpenSSL':>10}  "
            f"{'fxdp/this':>9}  {'bits/release':>12}  {'releases timed':>14}")
     print(hdr)
     print("-" * len(hdr))
@@ -467,8 +539,11 @@ def main(argv=None):
             continue
         vs_np = f"{r['rate'] / r['np_ref']:9.3g}" if r["np_ref"] else f"{DASH:>9}"
         vs_fx = f"{r['fx'] / r['rate']:9.3g}" if r["fx"] else f"{'':>9}"
+        threads = 1 if r["impl"] == "fxdp fleet, 1 thread" else cores
+        vs_ossl = (f"{r['rate'] / (ossl_rate * threads):10.3g}" if ossl_rate and r["impl"].startswith("fxdp fleet")
+                   else f"{'':>10}")
         bits = f"{r['bits']:12.4g}" if r["bits"] is not None else f"{DASH:>12}"
-        print(f"{r['mech']:<{w1}}  {r['impl']:<{w2}}  {r['rate']:10.3g}  {vs_np}  {vs_fx}  {bits}  "
+        print(f"{r['mech']:<{w1}}  {r['impl']:<{w2}}  {r['rate']:10.3g}  {vs_np}  {vs_ossl}  {vs_fx}  {bits}  "
               f"{r['n']:>14,}")
     if od:
         if od_note == "gdb at fill_bytes":

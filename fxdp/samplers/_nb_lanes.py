@@ -3,13 +3,13 @@
 A fleet gives every device its own keyed stream (key = the seed's words, nonce = (device id lo,
 device id hi, stream)), so the first block of each device is a different ChaCha20 block with the
 same key.  ``lane_blocks`` computes LANES of them in one pass over a ``[16, LANES]`` uint32 array,
-a lane per column: the per-lane body is scalar code and LLVM vectorizes the lane loop (16 lanes =
-one 512-bit register per state word on AVX-512, two 256-bit ones on AVX2).  ``seed_lane`` then
+a lane per column: the per-lane body is scalar code and LLVM vectorizes the lane loop (AVX-512
+rotates on a machine that has them; LANES = 32 is two 512-bit registers per state word).  ``seed_lane`` then
 starts a device's state with its block already buffered (counter = first_block + 1, word 0 next),
 which is exactly the state the scalar path reaches after its first refill, so every draw, status
 and bit count is unchanged (tests/test_fleet_lanes.py; the RFC 8439 vector runs through the lanes).
 
-Why these shapes (benchmarks/bench_fleet_lanes.py, /work notes "fleet-lanes"): LANES a module
+Why these shapes (measured with benchmarks/bench_mechanisms.py's lane row): LANES a module
 constant (compile-time), explicit uint32 arithmetic (Numba widens to 64 bits otherwise and the
 keystream goes wrong), one lane loop per double round with the state held in the array, key
 words broadcast from scalars and nonces computed from the device ids inside the kernel.
@@ -22,7 +22,8 @@ from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, NONCE, WORD
                        _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit,
                        _rotl)
 
-LANES = 16          # devices per lane pass (a module constant: the lane loop is unrolled/vectorized)
+LANES = 32          # devices per lane pass (a module constant: the lane loop is vectorized; 32 = two
+                    # 512-bit registers per state word on AVX-512, which measured faster than 16)
 
 
 @_jit
