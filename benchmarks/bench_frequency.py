@@ -3,12 +3,12 @@
 For every oracle that fxdp and a peer both implement (multi-freq-ldpy 0.2.5, pure-ldp 1.2.0; the
 `bench` extra), at each (d, epsilon):
 
-* MSE of the unbiased estimate over `--trials` fleets of `--n` devices drawn from one Zipf(1.1)
-  population: fxdp's `m.estimate` against the peer's unbiased estimate on its own reports
-  (pure-ldp's servers are unbiased; multi-freq-ldpy's MI clips and renormalizes, so its reports are
-  decoded here with the unbiased formula and its own float p, q).  The ratio fxdp/peer should be 1
-  within noise; the printed +- is two standard errors of the ratio's numerator and denominator
-  means, from the trials.
+* MSE over `--trials` fleets of `--n` devices drawn from one Zipf(1.1) population, of the peer's
+  own estimator on its reports against the same estimator on fxdp's reports (pure-ldp's servers:
+  the unbiased estimate, fxdp's `Support.unbiased`; multi-freq-ldpy's `*_Aggregator_MI`: matrix
+  inversion clipped at 0 and renormalized, applied by its own `MI` to fxdp's support counts and
+  exact p, q).  The ratio fxdp/peer should be 1 within noise; the printed +- is two standard
+  errors of the ratio, from the trials.
 * MSE of IBU: `fxdp.estimate.ibu` against multi-freq-ldpy's `*_Aggregator_IBU` (same tolerance).
 * Reports per second: fxdp's fleet (`m.simulate`, Numba, one keyed ChaCha20 stream per device, one
   thread) against the peer's client called once per device, as its documentation shows.
@@ -49,42 +49,38 @@ def fxdp_oracle(kind, d, eps):
     raise LookupError(kind)
 
 
-# --- peers: client(values, d, eps) -> reports; unbiased(reports, d, eps) -> est; ibu(...) -> est
+# --- peers.  Each adapter: client(values, d, eps) -> the peer's reports (its client, once per
+# device); estimate(reports, d, eps) -> the peer's published estimator; fxdp_post(support) -> the
+# same estimator applied to fxdp's reports (so that both sides are post-processed alike);
+# optionally ibu(reports, d, eps) -> the peer's IBU.
 def _mfl():
-    import multi_freq_ldpy.pure_frequency_oracles.GRR as G
-    import multi_freq_ldpy.pure_frequency_oracles.UE as U
-    from multi_freq_ldpy.estimators.Histogram_estimator import IBU
+    from multi_freq_ldpy.estimators.Histogram_estimator import MI
+    from multi_freq_ldpy.pure_frequency_oracles import GRR, LH, SS, UE
 
-    def grr_pq(d, eps):
-        p = math.exp(eps) / (math.exp(eps) + d - 1)
-        return p, (1 - p) / (d - 1)
-
-    def ue_pq(d, eps, opt):
-        if opt:
-            return 0.5, 1 / (math.exp(eps) + 1)
-        p = math.exp(eps / 2) / (math.exp(eps / 2) + 1)
-        return p, 1 - p
-
-    def unb(counts, n, p, q):
-        return (counts / n - q) / (p - q)
-
-    def ibu(counts, d, p, q):
-        A = np.full((d, d), q)
-        np.fill_diagonal(A, p)
-        return IBU(d, A, counts / counts.sum(), 10000, 1e-12, "max_abs")
+    def mi(sup):                       # multi-freq-ldpy's MI (clip at 0, renormalize) on fxdp's counts
+        return MI(sup.counts.astype(float), sup.n, float(sup.p), float(sup.q))
 
     peers = {
         ("randomized_response", ()): dict(
-            client=lambda v, d, e: np.array([G.GRR_Client(int(x), d, e) for x in v]),
-            counts=lambda r, d: np.bincount(r, minlength=d), pq=grr_pq),
+            client=lambda v, d, e: [GRR.GRR_Client(int(x), d, e) for x in v],
+            estimate=lambda r, d, e: GRR.GRR_Aggregator_MI(r, d, e),
+            ibu=lambda r, d, e: GRR.GRR_Aggregator_IBU(r, d, e)),
+        ("subset_selection", ()): dict(
+            client=lambda v, d, e: [SS.SS_Client(int(x), d, e) for x in v],
+            estimate=lambda r, d, e: SS.SS_Aggregator_MI(r, d, e),
+            ibu=lambda r, d, e: SS.SS_Aggregator_IBU(r, d, e)),
     }
     for opt in (True, False):
         peers[("unary_encoding", (("optimized", opt),))] = dict(
-            client=lambda v, d, e, o=opt: np.array([U.UE_Client(int(x), d, e, o) for x in v]),
-            counts=lambda r, d: r.sum(axis=0), pq=lambda d, e, o=opt: ue_pq(d, e, o))
+            client=lambda v, d, e, o=opt: np.array([UE.UE_Client(int(x), d, e, o) for x in v]),
+            estimate=lambda r, d, e, o=opt: UE.UE_Aggregator_MI(r, e, o),
+            ibu=lambda r, d, e, o=opt: UE.UE_Aggregator_IBU(r, d, e, o))
+        peers[("local_hashing", (("optimized", opt),))] = dict(
+            client=lambda v, d, e, o=opt: [LH.LH_Client(int(x), d, e, o) for x in v],
+            estimate=lambda r, d, e, o=opt: LH.LH_Aggregator_MI(r, d, e, o),
+            ibu=lambda r, d, e, o=opt: LH.LH_Aggregator_IBU(r, d, e, o))
     for p in peers.values():
-        p["unbiased"] = lambda r, d, e, p=p: unb(p["counts"](r, d), len(r), *p["pq"](d, e))
-        p["ibu"] = lambda r, d, e, p=p: ibu(p["counts"](r, d).astype(float), d, *p["pq"](d, e))
+        p["fxdp_post"] = mi
     return peers
 
 
@@ -99,12 +95,12 @@ def _pure():
             cl = make_client(d, e, srv)
             return [cl.privatise(int(x) + one_based) for x in v], srv
 
-        def unbiased(r, d, e):
+        def estimate(r, d, e):
             reports, srv = r
             for y in reports:
                 srv.aggregate(y)
             return np.array([srv.estimate(i + one_based, suppress_warnings=True) for i in range(d)]) / len(reports)
-        return dict(client=client, unbiased=unbiased)
+        return dict(client=client, estimate=estimate, fxdp_post=lambda sup: sup.unbiased().estimate)
 
     return {
         ("randomized_response", ()): run(lambda d, e, s: DEClient(e, d), lambda d, e: DEServer(e, d), 1),
@@ -159,9 +155,9 @@ def main(argv=None):
                         v = zipf_population(d, args.n, 1000 * t + d)
                         truth = np.bincount(v, minlength=d) / v.size
                         r = m.simulate(v, seed=t)
-                        rows["f"].append(mse(m.estimate(r).estimate, truth))
+                        rows["f"].append(mse(peer["fxdp_post"](m.frequency_support(r)), truth))
                         pr = peer["client"](v, d, eps)
-                        rows["p"].append(mse(peer["unbiased"](pr, d, eps), truth))
+                        rows["p"].append(mse(peer["estimate"](pr, d, eps), truth))
                         if "ibu" in peer:
                             rows["fi"].append(mse(E.ibu(r, m).estimate, truth))
                             rows["pi"].append(mse(peer["ibu"](pr, d, eps), truth))
