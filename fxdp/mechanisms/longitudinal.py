@@ -46,8 +46,7 @@ import numpy as np
 
 from ..bitsource import BitSource, ChaCha20Source, default_source
 from ..conservative import exp_interval, exp_le, float_up, log_up
-from ..errors import raise_for_status
-from ..reports import AuditReport, Estimate, Support, ratio_eps, reports_array, worst_pair
+from ..reports import AuditReport, Support, ratio_eps, reports_array, worst_pair
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
@@ -235,11 +234,11 @@ class _Longitudinal(ItemOracle):
         r = 1 if rounds is None else check_int("rounds", rounds, 1, MAX_ROUNDS)
         return np.ascontiguousarray(np.broadcast_to(x, (r, x.shape[0]))), rounds is None
 
-    def simulate_detailed(self, values, seed, rounds=None, device_ids=None, first_block=0):
-        """(out, status uint8 (n,), bits_used int64 (n,), ids): the fleet kernel without raising."""
+    def simulate_detailed(self, values, seed, rounds=None, device_ids=None, first_block=None):
+        """(out, status uint8 (n,), bits_used int64 (n,), ids): the fleet kernel without raising
+        (first_block: where every round stream starts, None = 0; tests move it to run out)."""
         from ._fleet import check_first_block
         from ._kernels_mech import check_device_ids, check_seed
-        from ..samplers import _kernels as K
         key = check_seed(seed)
         x, squeeze = self.round_inputs(values, rounds)
         n = x.shape[1]
@@ -248,7 +247,6 @@ class _Longitudinal(ItemOracle):
         status = np.zeros(n, np.uint8)
         bits = np.zeros(n, np.int64)
         out = self._run_rounds(key, ids, fb, x, status, bits)
-        del K
         return (out[0] if squeeze else out), status, bits, ids
 
     def simulate(self, values, seed, rounds=None, device_ids=None):
@@ -259,11 +257,9 @@ class _Longitudinal(ItemOracle):
         one round's reports ((n,) items for GRR, (n, d) bits for UE) when rounds is None and
         values is 1-D, else (rounds, n) / (rounds, n, d).  Bit-identical to the reference
         (``report``) and to C; raises ValueError / EntropyError (nothing returned)."""
+        from ._kernels_mech import _finish
         out, status, _, ids = self.simulate_detailed(values, seed, rounds, device_ids)
-        bad = np.flatnonzero(status)
-        if bad.size:
-            raise_for_status(int(status[bad[0]]), f"{self.kind} device {int(ids[bad[0]])}")
-        return out
+        return _finish(out, status, None, ids, f"{self.kind}.simulate")
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
         """One round through the generic driver (fxdp.mechanisms._fleet; x: (n,) items)."""
@@ -661,4 +657,4 @@ def make_longitudinal_ue(d, epsilon_perm, epsilon_1, constant_time=False, bits=3
 
 
 __all__ = ["make_longitudinal_grr", "make_longitudinal_ue", "LongitudinalGRR", "LongitudinalUE",
-           "LongitudinalPermanent", "provision", "secret_from_seed", "permanent_source", "Estimate"]
+           "LongitudinalPermanent", "provision", "secret_from_seed", "permanent_source"]
