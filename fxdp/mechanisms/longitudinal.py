@@ -48,7 +48,7 @@ from ..bitsource import BitSource, ChaCha20Source, default_source
 from ..conservative import exp_interval, exp_le, float_up, log_up
 from ..reports import AuditReport, Support, ratio_eps, reports_array, worst_pair
 from ..samplers import reference as ref
-from ..validate import check_int, check_rational
+from ..validate import check_int, check_rational, given
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
 from .base import CConfig, Mechanism
@@ -143,7 +143,7 @@ class _Longitudinal(ItemOracle):
             raise ValueError(f"constant_time must be a bool, got {constant_time!r}")
         self.constant_time = constant_time
         self.bits = check_int("bits", bits, 2, max_bits)
-        self._args = {"d": self.d, "epsilon_perm": epsilon_perm, "epsilon_1": epsilon_1,
+        self._args = {"d": self.d, "epsilon_perm": given(epsilon_perm), "epsilon_1": given(epsilon_1),
                       "constant_time": constant_time, "bits": self.bits}
         self._secret = None
 
