@@ -401,3 +401,24 @@ def test_config_kinds_and_device_spec():
     assert u.device_spec()["c_function"] == "fxdp_longitudinal_ue" and u.device_spec()["output"]["count"] == 16
     assert fxdp.registry.get("longitudinal_ue").exportable
     assert fxdp.make_longitudinal_ue(**u.config()).realized() == u.realized()
+
+
+@pytest.mark.parametrize("seed", [1, 20261125])
+def test_c_fuzz_under_sanitizers(tmp_path, seed):
+    """tests/c/fuzz_long.c under AddressSanitizer + UndefinedBehaviorSanitizer: random (also invalid)
+    configurations, inputs, NULL pointers and rng modes; FXDP_ERR_PARAM exactly for invalid calls,
+    outputs written only on FXDP_OK and in range, the export release equal to a report by the device
+    the sibling stream provisions."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
+    import ctest_support as cs
+    exe = cs.compile_c(tmp_path / "fuzz_long", [cs.HERE / "fuzz_long.c", *cs.LIB_SOURCES, cs.CSRC / "fxdp_mech_long.c"],
+                       ["-std=c99", "-g", "-O1", "-Wall", "-Wextra", "-Werror", *cs.SANITIZE])
+    res = cs.run([exe, seed, 40_000], env={"ASAN_OPTIONS": "abort_on_error=0:detect_leaks=0",
+                                          "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"})
+    out = res.stdout + res.stderr
+    assert res.returncode == 0 and "runtime error" not in out and "AddressSanitizer" not in out, out[-4000:]
+    assert " 0 failed" in res.stdout, out[-4000:]
+    ok = int(res.stdout.split("(")[1].split(" ok")[0])
+    assert ok > 5_000, res.stdout                   # the valid calls really release
