@@ -339,6 +339,21 @@ def test_bad_input_is_refused_and_nothing_is_released():
         fxdp.make_longitudinal_grr(8, "0.01", "0.005", bits=4)
     with pytest.raises(ValueError, match=r"epsilon_1 = .* too small for bits = 4.*nearest valid epsilon_1 is"):
         fxdp.make_longitudinal_ue(4, 3, "0.001", bits=4)
+    # the named values are valid and the least reachable ones: just below them is refused
+    for make, kw, name in [(fxdp.make_longitudinal_grr, dict(d=7, epsilon_perm="0.01", epsilon_1="0.005"),
+                            "epsilon_perm"),
+                           (fxdp.make_longitudinal_grr, dict(d=7, epsilon_perm=3, epsilon_1="0.001"), "epsilon_1"),
+                           (fxdp.make_longitudinal_ue, dict(d=4, epsilon_perm=3, epsilon_1="0.001"), "epsilon_1")]:
+        with pytest.raises(ValueError) as ei:
+            make(bits=4, **kw)
+        nearest = float(str(ei.value).split(f"nearest valid {name} is ")[1].split(" ")[0])
+        ok = dict(kw, **{name: nearest})
+        if name == "epsilon_perm":
+            ok["epsilon_1"] = nearest / 2
+        m = make(bits=4, **ok)
+        assert (m.epsilon_infinite if name == "epsilon_perm" else m.epsilon) <= nearest
+        with pytest.raises(ValueError, match="too small"):
+            make(bits=4, **dict(ok, **{name: nearest * 0.999}))
     with pytest.raises(ValueError, match="FXDP_LONG_UE_MAX_D"):
         fxdp.make_longitudinal_ue(1025, 2, 1).device_spec()
     with pytest.raises(ValueError, match="FXDP_LONG_GRR_MAX_D"):

@@ -323,8 +323,8 @@ class LongitudinalGRR(_Longitudinal):
             raise ValueError(f"d = {self.d}: at most 2^(bits-1) = {two_k // 2} items at bits = {self.bits}")
         self.w0, self.w = realize_grr(self.epsilon_perm_requested, self.d, self.bits)
         if self.w0 <= self.w:
-            w = two_k // self.d - 1
-            nearest = float_up(Fraction(log_up(Fraction(two_k - (self.d - 1) * w, w)))) if w >= 1 else None
+            w = -(-two_k // self.d) - 1                 # the noisiest w with w0 > w: the least epsilon
+            nearest = log_up(Fraction(two_k - (self.d - 1) * w, w)) if w >= 1 else None
             raise ValueError(f"epsilon_perm = {float(self.epsilon_perm_requested)!r} is too small for d = {self.d}, "
                              f"bits = {self.bits}: the permanent probabilities round to uniform; the nearest valid "
                              f"epsilon_perm is {nearest!r} (or use more bits)")
@@ -335,8 +335,9 @@ class LongitudinalGRR(_Longitudinal):
         v_max = two_k // self.d
         v_neg = _bisect_last(-v_max, -1, ok)        # the smallest v (least noise) that is private enough
         if v_neg is None:
-            raise ValueError(f"epsilon_1 = {float(self.epsilon_1_requested)!r} is too small for bits = {self.bits}: "
-                             "no dyadic instantaneous step reaches it; use more bits")
+            raise ValueError(f"epsilon_1 = {float(self.epsilon_1_requested)!r} is too small for d = {self.d}, bits = "
+                             f"{self.bits}: no dyadic instantaneous step reaches it; the nearest valid epsilon_1 is "
+                             f"{log_up(self._composed_ratio(v_max))!r} (or use more bits)")
         self.v = -v_neg
         self.v0 = two_k - (self.d - 1) * self.v
         self.p2, self.q2 = Fraction(self.v0, two_k), Fraction(self.v, two_k)
