@@ -86,6 +86,10 @@ MECHANISMS = {
                           lambda: M.make_unary_encoding(1024, 1, constant_time=True)),
     "hadamard_response_ct": ("Hadamard response d=1024 eps=1, constant time",
                              lambda: M.make_hadamard_response(1024, 1, constant_time=True)),
+    "longitudinal_grr_ct": ("L-GRR d=1024 eps_perm=4 eps_1=1, constant time",
+                            lambda: M.make_longitudinal_grr(1024, 4, 1, constant_time=True)),
+    "longitudinal_ue_ct": ("L-OUE d=1024 eps_perm=4 eps_1=1, constant time",
+                           lambda: M.make_longitudinal_ue(1024, 4, 1, constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
 }

@@ -407,6 +407,65 @@ fxdp_status fxdp_hadamard_response(fxdp_rng *r, const fxdp_hr_cfg *cfg, const ui
 /* Constant time: exactly log2k + bits bits, no branch on x, y or b. */
 fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
 
+/* Longitudinal (memoized) frequency oracles (Arcolezi et al. 2022; fxdp_mech_long.c, reference
+ * fxdp/mechanisms/longitudinal.py): input x in [0, d); each report chains a permanent response,
+ * drawn from ChaCha20(key = device secret, nonce (x, 0, 2)) and so memoized without storage, and an
+ * instantaneous response drawn from r.  The export forms (fxdp_longitudinal_grr[_ct], _ue[_ct])
+ * take the secret from r's sibling stream (r's key, nonce words 0 and 1, word 2 = 1) when r is a
+ * keyed ChaCha20 stream (simulation, or a DRBG keyed by a persistent device seed), else draw a
+ * fresh one from r.  _ct forms: exactly the same instructions and bits for every x, secret and draw.
+ * GRR step on input y: lazy: s = uniform_below(d - 1), s += (s >= y), honest = bernoulli_dyadic(big),
+ * answer honest ? y : s; constant time: u = bits(bits), answer (y + #{j < d-1 : big + j small <= u}) mod d. */
+#define FXDP_LONG_GRR_MAX_D 65536u      /* L-GRR items (the constant-time scan is O(d))       */
+#define FXDP_LONG_UE_MAX_D 1024u        /* L-OUE items (a 128-byte stack buffer)              */
+typedef struct fxdp_long_device {
+    uint32_t secret[8];                 /* the key of the permanent streams                   */
+} fxdp_long_device;
+/* L-GRR: permanent GRR (truth w0/2^bits, each other item w/2^bits), instantaneous GRR (v0, v).
+ * 2 <= bits <= 32, 2 <= d <= min(FXDP_LONG_GRR_MAX_D, 2^(bits-1)), w0 + (d-1) w = v0 + (d-1) v = 2^bits,
+ * 1 <= w < w0, 1 <= v <= v0. */
+typedef struct fxdp_long_grr_cfg {
+    uint32_t d;
+    uint32_t w0;
+    uint32_t w;
+    uint32_t v0;
+    uint32_t v;
+    uint8_t bits;
+} fxdp_long_grr_cfg;
+/* L-OUE: permanent OUE (bit i is 1 w.p. a_p1/2^bits at i = x, a_q1/2^bits elsewhere), then
+ * instantaneous SUE (bit i of the report is 1 w.p. a_p2/2^bits if the permanent bit is 1, else
+ * 1 - a_p2/2^bits); per item i = 0..d-1 the permanent draw, then the instantaneous one.
+ * 2 <= bits <= 63, 0 < a_q1 < a_p1 < 2^bits, 2^(bits-1) < a_p2 < 2^bits, 2 <= d <= FXDP_LONG_UE_MAX_D. */
+typedef struct fxdp_long_ue_cfg {
+    uint64_t a_p1;
+    uint64_t a_q1;
+    uint64_t a_p2;
+    uint32_t d;
+    uint8_t bits;
+} fxdp_long_ue_cfg;
+/* Provision a device: secret[i] = bits(32), i < 8 (exactly 256 bits, constant time); dev written only on OK. */
+fxdp_status fxdp_longitudinal_provision(fxdp_rng *r, fxdp_long_device *dev);
+/* One L-GRR report of *x by dev, instantaneous step from r (lazy draws); *out written only on OK. */
+fxdp_status fxdp_longitudinal_grr_report(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+                                         const uint32_t *x, uint32_t *out);
+/* As fxdp_longitudinal_grr_report, constant time (exactly bits bits from r, full scans). */
+fxdp_status fxdp_longitudinal_grr_report_ct(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev,
+                                            fxdp_rng *r, const uint32_t *x, uint32_t *out);
+/* Export entry point: one L-GRR report of *x by the device of r (see above); lazy draws. */
+fxdp_status fxdp_longitudinal_grr(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Export entry point, constant time. */
+fxdp_status fxdp_longitudinal_grr_ct(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* One L-OUE report (out[0..d) 0/1 bytes) of *x by dev, instantaneous draws from r (lazy); all or nothing. */
+fxdp_status fxdp_longitudinal_ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+                                        const uint32_t *x, uint8_t *out);
+/* As fxdp_longitudinal_ue_report, constant time (exactly bits bits per item from r). */
+fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+                                           const uint32_t *x, uint8_t *out);
+/* Export entry point: one L-OUE report of *x by the device of r (see above); lazy draws. */
+fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* Export entry point, constant time. */
+fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).
  * Lazy: noise discrete_laplace(s, t), scale t/s (s, t >= 1).

@@ -22,14 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_randomized_response,
-                             make_randomized_response_bool, make_rappor, make_unary_encoding)
+from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_longitudinal_grr, make_longitudinal_ue,
+                             make_randomized_response, make_randomized_response_bool, make_rappor,
+                             make_unary_encoding)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
 import ctest_support as cs  # noqa: E402
 
 OPT_LEVELS = ["-O2", "-Os"]
-MECH_SOURCES = [cs.CSRC / f"fxdp_mech_{n}.c" for n in ("rr", "rappor", "geometric", "ue", "hr")]
+MECH_SOURCES = [cs.CSRC / f"fxdp_mech_{n}.c" for n in ("rr", "rappor", "geometric", "ue", "hr", "long")]
 N_CT = 60          # combinations per constant-time configuration (2 configurations per mechanism)
 N_LAZY = 24        # combinations per lazy configuration
 PRES = (0, 509)    # public bits read before the release (509: 3 bits left in the first block)
@@ -94,6 +95,21 @@ def _configs():
                              ("sue-d5-b7", ue(make_unary_encoding(5, "1/2", optimized=False, bits=7)))]
     out["hadamard_response"] = [("d1000-b32", hr(make_hadamard_response(1000, 1))),
                                 ("d6-b5", hr(make_hadamard_response(6, 2, bits=5)))]
+
+    # the longitudinal export entry points: the secret (from the rng's sibling stream) varies with
+    # the seed, so secret, item and draws all vary within a configuration
+    def lgrr(m):
+        return lambda rnd, ct, pre, seed: (f"L {int(ct)} {pre:x} {m.d:x} {m.w0:x} {m.w:x} {m.v0:x} {m.v:x} "
+                                      f"{m.bits:x} {seed:x} {rnd.choice([0, m.d - 1, rnd.randrange(m.d)]):x}")
+
+    def lue(m):
+        return lambda rnd, ct, pre, seed: (f"O {int(ct)} {pre:x} {m.a_p1:x} {m.a_q1:x} {m.a_p2:x} {m.d:x} "
+                                      f"{m.bits:x} {seed:x} {rnd.choice([0, m.d - 1, rnd.randrange(m.d)]):x}")
+
+    out["longitudinal_grr"] = [("d10-b32", lgrr(make_longitudinal_grr(10, 4, 1))),
+                               ("d5-b8", lgrr(make_longitudinal_grr(5, 3, 1, bits=8)))]
+    out["longitudinal_ue"] = [("d12-b16", lue(make_longitudinal_ue(12, 4, 1, bits=16))),
+                              ("d5-b7", lue(make_longitudinal_ue(5, 3, "1/2", bits=7)))]
     return out
 
 
@@ -136,7 +152,8 @@ def _by_group(groups, counts, mech, ct):
     return out
 
 
-MECHS = ["rr_bool", "rr", "rappor", "geometric", "unary_encoding", "hadamard_response"]
+MECHS = ["rr_bool", "rr", "rappor", "geometric", "unary_encoding", "hadamard_response", "longitudinal_grr",
+         "longitudinal_ue"]
 
 
 @pytest.mark.parametrize("opt", OPT_LEVELS)

@@ -21,7 +21,7 @@ def kind_rows():
     for kind, kind2, keys in rows:
         if "=" not in keys:
             continue
-        body = "\n".join(m for m in re.findall(r"`([a-z_]+ = [^`]+)`", keys))
+        body = "\n".join(m for m in re.findall(r"`([a-z_][a-z0-9_]* = [^`]+)`", keys))
         out += [(k, body) for k in (kind, kind2) if k]
     return out
 

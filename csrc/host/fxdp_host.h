@@ -77,4 +77,22 @@ fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_
                                  const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
                                  uint8_t *status, uint64_t *bits_used);
 
+/* Longitudinal oracle fleets (csrc/host/fxdp_host_long.c): device i runs `rounds` export releases
+ * (fxdp_longitudinal_grr[_ct] / _ue[_ct]) on one rng, (seed, device_ids[i], stream 0) from block
+ * first_block, round j with input x[j*n + i] into out[j*n + i] (UE: d bytes at (j*n + i)*d), until one
+ * fails; status[i] = its first non-OK status; bits_used[i] (may be NULL) = the position afterwards.
+ * The _fleet_ forms are one round (the convention above). */
+fxdp_status fxdp_longitudinal_grr_rounds(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+                                         size_t rounds, uint32_t first_block, const fxdp_long_grr_cfg *cfg, int ct,
+                                         const uint32_t *x, uint32_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_longitudinal_ue_rounds(const uint32_t seed[8], const uint64_t *device_ids, size_t n, size_t rounds,
+                                        uint32_t first_block, const fxdp_long_ue_cfg *cfg, int ct, const uint32_t *x,
+                                        uint8_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_longitudinal_grr(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+                                        uint32_t first_block, const fxdp_long_grr_cfg *cfg, int ct, const uint32_t *x,
+                                        uint32_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_longitudinal_ue(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+                                       uint32_t first_block, const fxdp_long_ue_cfg *cfg, int ct, const uint32_t *x,
+                                       uint8_t *out, uint8_t *status, uint64_t *bits_used);
+
 #endif /* FXDP_HOST_H */

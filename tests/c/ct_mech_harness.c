@@ -13,6 +13,8 @@
  *                                                     fxdp_geometric[_ct]
  *   U ct pre a_p a_q d bits seed x                    fxdp_unary_encoding[_ct]
  *   H ct pre a_p d log2k bits seed x                  fxdp_hadamard_response[_ct]
+ *   L ct pre d w0 w v0 v bits seed x                  fxdp_longitudinal_grr[_ct]
+ *   O ct pre a_p1 a_q1 a_p2 d bits seed x             fxdp_longitudinal_ue[_ct]
  * The rng is the keyed stream of (key(seed), nonce 0) after `pre` (public)
  * bits were read; the release is called
  * twice, each call alone between CALLGRIND_TOGGLE_COLLECT client requests and
@@ -67,6 +69,9 @@ int main(void)
         fxdp_geometric_cfg cg;
         fxdp_ue_cfg cu;
         fxdp_hr_cfg ch;
+        fxdp_long_grr_cfg cl;
+        fxdp_long_ue_cfg co;
+        unsigned long long w = 0, v0 = 0, v = 0, a3 = 0;
         unsigned long long a2 = 0, d = 0, l2 = 0;
         uint8_t xb1 = 0, yb1 = 0;
         uint32_t xk = 0, yk = 0;
@@ -126,6 +131,23 @@ int main(void)
             ch.log2k = (uint8_t)l2;
             ch.bits = (uint8_t)k;
             xk = (uint32_t)x;
+        } else if (kind == 'L') {
+            if (scanf("%llx %llx %llx %llx %llx %llx %llx %llx", &d, &w0, &w, &v0, &v, &k, &seed, &x) != 8) return 2;
+            cl.d = (uint32_t)d;
+            cl.w0 = (uint32_t)w0;
+            cl.w = (uint32_t)w;
+            cl.v0 = (uint32_t)v0;
+            cl.v = (uint32_t)v;
+            cl.bits = (uint8_t)k;
+            xk = (uint32_t)x;
+        } else if (kind == 'O') {
+            if (scanf("%llx %llx %llx %llx %llx %llx %llx", &a, &a2, &a3, &d, &k, &seed, &x) != 7) return 2;
+            co.a_p1 = a;
+            co.a_q1 = a2;
+            co.a_p2 = a3;
+            co.d = (uint32_t)d;
+            co.bits = (uint8_t)k;
+            xk = (uint32_t)x;
         } else {
             return 2;
         }
@@ -151,6 +173,10 @@ int main(void)
                 st = ct ? fxdp_unary_encoding_ct(&r, &cu, &xk, yb) : fxdp_unary_encoding(&r, &cu, &xk, yb);
             } else if (kind == 'H') {
                 st = ct ? fxdp_hadamard_response_ct(&r, &ch, &xk, &yk) : fxdp_hadamard_response(&r, &ch, &xk, &yk);
+            } else if (kind == 'L') {
+                st = ct ? fxdp_longitudinal_grr_ct(&r, &cl, &xk, &yk) : fxdp_longitudinal_grr(&r, &cl, &xk, &yk);
+            } else if (kind == 'O') {
+                st = ct ? fxdp_longitudinal_ue_ct(&r, &co, &xk, yb) : fxdp_longitudinal_ue(&r, &co, &xk, yb);
             } else {
                 st = ct ? fxdp_geometric_ct(&r, &cg, xg, yg) : fxdp_geometric(&r, &cg, xg, yg);
             }

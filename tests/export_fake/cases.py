@@ -63,3 +63,13 @@ CASES["unary_encoding_sue_lazy"] = lambda: M.make_unary_encoding(12, 1, optimize
 # 1/8) is taken by some of the timed releases, and the check that the lazy form varies applies.
 CASES["hadamard_response_ct"] = lambda: M.make_hadamard_response(100, 2, constant_time=True)
 CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3)
+
+# Longitudinal oracles (L-GRR, L-OUE): every release provisions the device secret (a ChaCha20 block),
+# derives the permanent stream (another) and draws the round (a third), ~160,000 cycles on the AVR;
+# d = 12 keeps a constant-time L-OUE release within one block of each stream.  The lazy forms
+# (the same code with lazy draws) are variants: not on the AVR.
+CASES["longitudinal_grr_ct"] = lambda: M.make_longitudinal_grr(10, 4, 1, constant_time=True)
+CASES["longitudinal_grr_lazy"] = lambda: M.make_longitudinal_grr(10, 4, 1)
+CASES["longitudinal_ue_ct"] = lambda: M.make_longitudinal_ue(12, 4, 1, constant_time=True)
+CASES["longitudinal_ue_lazy"] = lambda: M.make_longitudinal_ue(12, 4, 1)
+VARIANTS |= {"longitudinal_grr_lazy", "longitudinal_ue_lazy"}

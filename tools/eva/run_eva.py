@@ -51,6 +51,8 @@ SPLIT_RETURN = [
     "fxdp_i_bernoulli_rational", "bernoulli_exp_le1", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
     "rr_bool_check", "rr_check", "geo_check", "geo_ct_check", "geo_lazy_one",
     "rappor_check", "rappor_run", "ue_check", "ue_run", "fxdp_lg_one", "draw", "run", "finish",
+    "fxdp_longitudinal_provision", "export_device", "grr_step", "grr_report", "grr_report_checked", "grr_export",
+    "ue_report", "ue_report_checked", "ue_export",
 ]
 
 # The analysis, stated once (docs/verification.md quotes it).
@@ -78,6 +80,12 @@ ENTRY_OPTS: dict[str, list[str]] = {
     # and copied only if st == FXDP_OK; slevel 100 in that function keeps the loop's exits apart
     "rappor_full_provision": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
     "rappor_full_release": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
+    # the same loop shape in the longitudinal oracles' provisioning (secret[0..8) copied only on OK)
+    "longitudinal_provision": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
+    "longitudinal_grr": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
+    "longitudinal_grr_ct": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
+    "longitudinal_ue": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
+    "longitudinal_ue_ct": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
 }
 
 TIMEOUT_S = 300     # per driver; the whole run has a fixed budget in tests/test_eva.py
