@@ -63,3 +63,12 @@ CASES["unary_encoding_sue_lazy"] = lambda: M.make_unary_encoding(12, 1, optimize
 # 1/8) is taken by some of the timed releases, and the check that the lazy form varies applies.
 CASES["hadamard_response_ct"] = lambda: M.make_hadamard_response(100, 2, constant_time=True)
 CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3)
+
+# Subset selection: k uint16 indices per release.  The constant-time form's time and bit use do not
+# depend on x or on whether x is in the subset, but Floyd's uniform draws reject with a probability
+# that varies with the stream, and this check varies the stream: its CT case therefore takes d = 3,
+# k = 2, whose bounds (1, 2 and r below 2) are powers of two (34 bits per release; every code path
+# runs: membership, the shift past x, the replacement).  tests/test_subset_selection.py checks, at
+# d = 100 and 1024, that the counts and bits are independent of x and b on a fixed stream.
+CASES["subset_selection_ct"] = lambda: M.make_subset_selection(3, 2, constant_time=True, k=2)
+CASES["subset_selection_lazy"] = lambda: M.make_subset_selection(40, 1)
