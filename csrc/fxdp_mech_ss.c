@@ -144,12 +144,12 @@ static fxdp_status ss_draw(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t *y, uin
 static fxdp_status ss_run(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t x, uint16_t *out, int ct)
 {
     uint32_t y[SS_WORDS];
-    uint32_t words = (cfg->d + 31u) / 32u, w, p, rr = 0, count = 0, pos = 0;
+    uint32_t words = (cfg->d + 31u) / 32u, w, p, rr = 0, count = 0, pos = 0, prev = 0;
     uint32_t xw = x >> 5, hot_x = ss_onehot(x & 31u), bm;
     uint8_t b = 0;
     fxdp_status st;
 
-    for (w = 0; w < words; w++) {
+    for (w = 0; w < SS_WORDS; w++) {         /* the whole map: every read below is of a written word */
         y[w] = 0;
     }
     st = ss_draw(r, cfg, y, words, &b, &rr, ct);
@@ -159,12 +159,13 @@ static fxdp_status ss_run(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t x, uint1
     }
     bm = 0u - ((uint32_t)b & 1u);
 
-    /* other index j -> item j + [j >= x]: insert a zero bit at x (top word first: y[w - 1] unchanged yet) */
-    for (w = words; w-- > 0u;) {
-        uint32_t in_w = ss_eq_mask(w, xw);
+    /* other index j -> item j + [j >= x]: insert a zero bit at x (prev: the word below, as drawn) */
+    for (w = 0; w < words; w++) {
+        uint32_t in_w = ss_eq_mask(w, xw), cur = y[w];
         uint32_t keep = ((hot_x - 1u) & in_w) | (0u - fxdp_i_ct_gt32(xw, w));     /* items below x */
-        uint32_t sh = (y[w] << 1) | (w > 0u ? y[w - 1u] >> 31 : 0u);              /* w is public */
-        y[w] = (y[w] & keep) | (sh & ~keep & ~(hot_x & in_w));
+        uint32_t sh = (cur << 1) | (prev >> 31);
+        y[w] = (cur & keep) | (sh & ~keep & ~(hot_x & in_w));
+        prev = cur;
     }
     /* if b: clear the r-th smallest member (a running count over every position), set x */
     for (w = 0; w < words; w++) {
