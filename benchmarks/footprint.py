@@ -84,6 +84,11 @@ MECHANISMS = {
                      lambda: M.make_geometric(10, bounds=(0, 100), constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
+    # issue 10: d = 1024; constant time in x and inclusion, the count varies with the stream's rejections
+    "subset_selection_ct": ("subset selection d=1024 eps=1 (k=275 uint16 out), constant time in x and b",
+                            lambda: M.make_subset_selection(1024, 1, constant_time=True)),
+    "subset_selection": ("subset selection d=1024 eps=1 (k=275 uint16 out), lazy",
+                         lambda: M.make_subset_selection(1024, 1)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */
@@ -198,10 +203,11 @@ int main(void)
         line[8] = '\n';
         line[9] = '\0';
         port_puts(line);
-        /* ChaCha20 blocks this release generated for its own rng (a fresh stream starts at 0) */
-        port_puts(st != FXDP_OK ? "skip\n" : fp_rng.counter == 1u ? "1\n" : fp_rng.counter == 2u ? "2\n"
-                  : fp_rng.counter == 3u ? "3\n" : fp_rng.counter == 4u ? "4\n" : fp_rng.counter == 5u ? "5\n"
-                  : "many\n");
+        /* ChaCha20 blocks this release generated for its own rng (a fresh stream starts at 0), in hex */
+        for (j = 0; j < 8u; j++) {
+            line[j] = "0123456789abcdef"[(fp_rng.counter >> (28u - 4u * j)) & 15u];
+        }
+        port_puts(st != FXDP_OK ? "skip\n" : line);
     }
     (void)fp_fill;
     return 0;
