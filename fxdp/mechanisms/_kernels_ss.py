@@ -84,8 +84,8 @@ def release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out):
     st = np.int64(state[STATUS])
     if st != OK:
         return st
-    if (not K._ok_dyadic(a_p, bits)) or a_p == 0 or d < 2 or k < 1 or k >= d or x < 0 or x >= d \
-            or mark.shape[0] < d - 1 or out.shape[0] < k:
+    if (not K._ok_dyadic(a_p, bits)) or a_p == 0 or np.uint64(a_p) == (_U1 << np.uint64(bits)) or d < 2 \
+            or k < 1 or k >= d or x < 0 or x >= d or mark.shape[0] < d - 1 or out.shape[0] < k:
         return K.ERR_PARAM
     return _ss_one(state, np.uint64(a_p), np.uint64(bits), np.int64(d), np.int64(k), ct, np.int64(x), mark, out)
 
