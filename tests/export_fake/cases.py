@@ -72,3 +72,7 @@ CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3
 # d = 100 and 1024, that the counts and bits are independent of x and b on a fixed stream.
 CASES["subset_selection_ct"] = lambda: M.make_subset_selection(3, 2, constant_time=True, k=2)
 CASES["subset_selection_lazy"] = lambda: M.make_subset_selection(40, 1)
+# k = 1 with m = d - 1 = 64 (a power of two: no rejection): the map spans three words, so the
+# shift past x crosses words in the constant-time check too (k-ary RR in effect; not on AVR)
+CASES["subset_selection_ct_3words"] = lambda: M.make_subset_selection(65, 4, constant_time=True, k=1)
+VARIANTS |= {"subset_selection_ct_3words"}
