@@ -422,7 +422,7 @@ typedef struct fxdp_ss_cfg {
     uint32_t k;
     uint8_t bits;
 } fxdp_ss_cfg;
-/* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b); the rest as the _ct form. */
+/* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b), Floyd's map bits read and set at their word. */
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Constant time in x and b: branch-free map scans, public shifts; bit use varies with the stream's rejections only. */
 fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);

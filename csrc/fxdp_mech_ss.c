@@ -13,12 +13,15 @@
  * index j is item j + [j >= x]; when b = 1 the r-th smallest member is replaced
  * by x.  The Numba twin is fxdp/mechanisms/_kernels_ss.py.
  *
- * T lives in a d-bit map on the stack (d <= FXDP_SS_MAX_D: 128 bytes).  Every
- * access to it is a full scan of its words with masks, and every shift count is
- * public (a variable shift is a loop of that many steps on AVR): a position v is
- * turned into (v >> 5, one-hot of v & 31), the one-hot built by five masked
- * constant shifts.  So no branch, address or shift count depends on x, b or the
- * drawn subset; the uniform draws' rejections depend on the stream only.  The
+ * T lives in a d-bit map on the stack (d <= FXDP_SS_MAX_D: 128 bytes).  In the
+ * constant-time form every access to it is a full scan of its words with masks,
+ * and every shift count is public (a variable shift is a loop of that many steps
+ * on AVR): a position v is turned into (v >> 5, one-hot of v & 31), the one-hot
+ * built by five masked constant shifts.  So no branch, address or shift count
+ * depends on x, b or the drawn subset; the uniform draws' rejections depend on
+ * the stream only.  The lazy form reads and sets Floyd's bits at their own word
+ * (O(1) instead of O(d/32) per draw; address and shift reveal the subset) and
+ * draws r only when b = 1; the passes after the draws are shared.  The
  * output is written only on FXDP_OK, after every bit has been read (its
  * addresses follow the released subset itself).
  */
@@ -101,22 +104,45 @@ static unsigned ss_try_bits(uint32_t n)
     return n > 1u ? fxdp_i_bitlen32_nz(n - 1u) : 0u;
 }
 
-/* The random part: Floyd's T into y (other indices), then b and r.  Nothing else is written. */
+/* Floyd's T into y (other indices), reading bits through (buf, cnt): the constant-time loop scans
+ * the map, the lazy one touches t's and v's words only (two loops, so neither tests ct per draw). */
+static fxdp_status ss_floyd(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t *y, uint32_t words, uint32_t *buf,
+                            uint32_t *cnt, int ct)
+{
+    uint32_t m = cfg->d - 1u, j, t = 0, mem, v;
+    fxdp_status st;
+
+    if (ct) {
+        for (j = m - cfg->k; j < m; j++) {
+            st = fxdp_i_rd_uniform32(r, buf, cnt, j + 1u, ss_try_bits(j + 1u), &t);
+            if (st != FXDP_OK) {
+                return st;
+            }
+            mem = ss_test(y, words, t);
+            v = (j & (0u - mem)) | (t & (mem - 1u));        /* j if t is in T, else t */
+            ss_set(y, words, v);
+        }
+    } else {
+        for (j = m - cfg->k; j < m; j++) {
+            st = fxdp_i_rd_uniform32(r, buf, cnt, j + 1u, ss_try_bits(j + 1u), &t);
+            if (st != FXDP_OK) {
+                return st;
+            }
+            mem = (y[t >> 5] >> (t & 31u)) & 1u;
+            v = mem != 0u ? j : t;
+            y[v >> 5] |= UINT32_C(1) << (v & 31u);
+        }
+    }
+    return FXDP_OK;
+}
+
+/* The random part: Floyd's T into y, then b and r.  Nothing else is written. */
 static fxdp_status ss_draw(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t *y, uint32_t words, uint8_t *b,
                            uint32_t *rr, int ct)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount, m = cfg->d - 1u, j, t = 0, mem, v;
-    fxdp_status st = FXDP_OK;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    fxdp_status st = ss_floyd(r, cfg, y, words, &buf, &cnt, ct);
 
-    for (j = m - cfg->k; j < m; j++) {
-        st = fxdp_i_rd_uniform32(r, &buf, &cnt, j + 1u, ss_try_bits(j + 1u), &t);
-        if (st != FXDP_OK) {
-            break;
-        }
-        mem = ss_test(y, words, t);
-        v = (j & (0u - mem)) | (t & (mem - 1u));            /* j if t is in T, else t */
-        ss_set(y, words, v);
-    }
     r->bitbuf = buf;
     r->bitcount = cnt;
     if (st != FXDP_OK) {
