@@ -38,10 +38,11 @@ The C form (csrc/fxdp_mech_ss.c) keeps T as a d-bit map on the stack (d <= FXDP_
 1024: 128 bytes, as unary encoding) and touches it only with public shifts and masks: each of
 Floyd's membership tests and insertions scans every word of the map; the shift of T past x, the
 removal of the r-th member (a scan of all d positions with a running count) and the emission of
-the k indices are branch-free.  In the constant-time form time and bit use therefore depend on
-(d, k, bits) and on the rejections of the uniform draws, which are independent of x and of b;
-they are not constant over random streams unless every bound m - k + 1, ..., m and k is a power
-of two (the export check, which varies the stream, uses d = 3, k = 2).
+the k indices are branch-free (the lazy form indexes the map directly in Floyd's loop).  In the
+constant-time form time and bit use therefore depend on (d, k, bits) and on the rejections of the
+uniform draws, which are independent of x and of b; they are not constant over random streams
+unless every bound m - k + 1, ..., m and k is a power of two (the export check, which varies the
+stream, uses d = 3, k = 2 and d = 65, k = 1).
 
 Every input is an item index in [0, d); anything else is refused (ValueError, FXDP_ERR_PARAM in C):
 subset selection has no "not an item" answer.
