@@ -92,6 +92,11 @@ MECHANISMS = {
                            lambda: M.make_longitudinal_ue(1024, 4, 1, constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
+    # issue 10: d = 1024; constant time in x and inclusion, the count varies with the stream's rejections
+    "subset_selection_ct": ("subset selection d=1024 eps=1 (k=275 uint16 out), constant time in x and b",
+                            lambda: M.make_subset_selection(1024, 1, constant_time=True)),
+    "subset_selection": ("subset selection d=1024 eps=1 (k=275 uint16 out), lazy",
+                         lambda: M.make_subset_selection(1024, 1)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

@@ -307,9 +307,9 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
 /* ---- layer 4: mechanisms ----
- * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response and the
- * geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_hr.c,
- * fxdp_mech_geometric.c).
+ * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, subset
+ * selection and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c,
+ * fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -465,6 +465,25 @@ fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_long_ue_cfg *cfg, const fx
 fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Export entry point, constant time. */
 fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* Subset selection frequency oracle (Wang et al. 2016; Ye and Barg 2018) over d items: input x in
+ * [0, d), output the k items of a k-subset S in increasing order (k uint16_t); S holds x w.p.
+ * p = a_p/2^bits (its other members a uniform (k-1)-subset of the other items), else S is a uniform
+ * k-subset of the other items.  Bits, in order (SubsetSelection.release): Floyd's draws
+ * t = uniform_below(j+1) for j = d-1-k .. d-2 (rejection, bitlen(j) bits per try), b =
+ * bernoulli(a_p/2^bits), r = uniform_below(k) (ct: always; lazy: iff b); other item j is item
+ * j + [j >= x]; if b the r-th smallest member is replaced by x.  A d-bit map on the stack (128 B).
+ * 1 <= bits <= 63, 0 < a_p < 2^bits, 2 <= d <= FXDP_SS_MAX_D, 1 <= k < d. */
+#define FXDP_SS_MAX_D 1024u         /* items (a 128-byte stack bit map)                      */
+typedef struct fxdp_ss_cfg {
+    uint64_t a_p;
+    uint32_t d;
+    uint32_t k;
+    uint8_t bits;
+} fxdp_ss_cfg;
+/* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b), Floyd's map bits read and set at their word. */
+fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
+/* Constant time in x and b: branch-free map scans, public shifts; bit use varies with the stream's rejections only. */
+fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

@@ -183,6 +183,9 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
         prob = Fraction(lo) / (lo + d - 1)
         candidates.append(("randomized_response", {"categories": list(range(d)), "prob": prob,
                                                    "bits": min(bits, 32)}, max(1, (d - 1).bit_length())))
+    # k indices of ceil(log2 d) bits, k chosen by the constructor (None: m.bits_per_report); listed
+    # after k-RR, so that at k = 1 (where subset selection is k-RR, same variance) k-RR ranks first
+    candidates.append(("subset_selection", {"d": d, "epsilon": eps, "bits": bits}, None))
     rows = []
     for kind, kwargs, size in candidates:
         try:
@@ -191,7 +194,8 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
             continue
         shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
         rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon,
-                     "variance": float(m.variance(0.0, n)), "bits_per_report": size, "mechanism": m})
+                     "variance": float(m.variance(0.0, n)),
+                     "bits_per_report": m.bits_per_report if size is None else size, "mechanism": m})
     if not rows:
         raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")
     return sorted(rows, key=lambda r: r["variance"])

@@ -220,7 +220,9 @@ def test_recommendation_follows_the_closed_forms():
     small = recommend_frequency_oracle(1, 4, 10**6)
     large = recommend_frequency_oracle(1, 1024, 10**6)
     assert small[0]["kind"] == "randomized_response"          # d < 3 e^eps + 2: k-RR wins
-    assert large[0]["kind"] == "unary_encoding" and large[0]["config"]["optimized"] is True
+    # subset selection (k = 275) edges out OUE by a fraction of a percent at d = 1024, as in the literature
+    assert [r["kind"] for r in large[:2]] == ["subset_selection", "unary_encoding"]
+    assert large[1]["config"]["optimized"] is True and large[0]["variance"] > 0.99 * large[1]["variance"]
     assert large[-1]["kind"] == "randomized_response" and large[-1]["variance"] > 50 * large[0]["variance"]
     assert all(r["epsilon"] <= 1 for r in small + large)
     with pytest.raises(ValueError, match="d must be"):

@@ -73,3 +73,15 @@ CASES["longitudinal_grr_lazy"] = lambda: M.make_longitudinal_grr(10, 4, 1)
 CASES["longitudinal_ue_ct"] = lambda: M.make_longitudinal_ue(12, 4, 1, constant_time=True)
 CASES["longitudinal_ue_lazy"] = lambda: M.make_longitudinal_ue(12, 4, 1)
 VARIANTS |= {"longitudinal_grr_lazy", "longitudinal_ue_lazy"}
+# Subset selection: k uint16 indices per release.  The constant-time form's time and bit use do not
+# depend on x or on whether x is in the subset, but Floyd's uniform draws reject with a probability
+# that varies with the stream, and this check varies the stream: its CT case therefore takes d = 3,
+# k = 2, whose bounds (1, 2 and r below 2) are powers of two (34 bits per release; every code path
+# runs: membership, the shift past x, the replacement).  tests/test_subset_selection.py checks, at
+# d = 100 and 1024, that the counts and bits are independent of x and b on a fixed stream.
+CASES["subset_selection_ct"] = lambda: M.make_subset_selection(3, 2, constant_time=True, k=2)
+CASES["subset_selection_lazy"] = lambda: M.make_subset_selection(40, 1)
+# k = 1 with m = d - 1 = 64 (a power of two: no rejection): the map spans three words, so the
+# shift past x crosses words in the constant-time check too (k-ary RR in effect; not on AVR)
+CASES["subset_selection_ct_3words"] = lambda: M.make_subset_selection(65, 4, constant_time=True, k=1)
+VARIANTS |= {"subset_selection_ct_3words"}

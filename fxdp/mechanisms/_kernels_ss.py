@@ -1,0 +1,111 @@
+"""Numba kernels of the subset-selection family (fxdp/mechanisms/subset_selection.py).
+
+Each kernel reads exactly the bits of ``SubsetSelection.release``: Floyd's k uniform draws
+(``_rd_uniform_below(j + 1)`` for j = m - k, ..., m - 1, m = d - 1), then one
+Bernoulli(a_p / 2^bits), lazy (``_rd_dyadic``) or constant time (``_rd_dyadic_ct``), then
+r = uniform_below(k) (always in the constant-time form, only when b = 1 in the lazy one).  The
+subset is kept as a byte map over the m other items (cleared as it is read, so one map serves a
+chunk of devices); the report is the k items in increasing order, the r-th replaced by x when
+b = 1.  Bit-identical to csrc/fxdp_mech_ss.c (which computes the same with branch-free word
+scans); the fleet pattern is that of ``_kernels_mech``.  Integers only.
+
+* ``release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out) -> status``
+  (out: int32[k], written only on success; mark: uint8[d - 1], all zero, left zero)
+* ``fleet_subset_selection(key, ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out)``
+  (x: int64[n] items, out: int32[n, k] reports)
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..samplers import _kernels as K
+from ..samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _rd_uniform_below,
+                                 _store)
+from ._kernels_mech import CHUNK, _pos, _seed_dev
+
+_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
+_jit = numba.njit(cache=True, nogil=True, _nrt=False)
+_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+
+
+@_ijit
+def _ss_one(state, a_p, bits, d, k, ct, x, mark, out):
+    """status; on OK out[:k] holds the report (module docstring); mark is all zero after."""
+    m = d - 1
+    buf, c = _load(state)
+    st = OK
+    for j in range(m - k, m):
+        st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
+        if st != OK:
+            break
+        v = np.int64(t)
+        if mark[v]:
+            v = np.int64(j)
+        mark[v] = np.uint8(1)
+    b = False
+    r = np.int64(0)
+    if st == OK:
+        if ct:
+            st, b, buf, c = _rd_dyadic_ct(state, buf, c, a_p, bits)
+        else:
+            st, b, buf, c = _rd_dyadic(state, buf, c, a_p, bits)
+    if st == OK and (ct or b):
+        st, rr, buf, c = _rd_uniform_below(state, buf, c, np.uint64(k))
+        r = np.int64(rr)
+    _store(state, buf, c)
+    if st != OK:
+        for j in range(m):
+            mark[j] = np.uint8(0)
+        return st
+    pos = 0
+    for j in range(m):                          # others in increasing order, shifted past x
+        if mark[j]:
+            mark[j] = np.uint8(0)
+            out[pos] = np.int32(j + 1 if j >= x else j)
+            pos += 1
+    if b:                                       # replace the r-th by x, keep the order
+        for i in range(r, k - 1):
+            out[i] = out[i + 1]
+        i = k - 1
+        while i > 0 and out[i - 1] > x:
+            out[i] = out[i - 1]
+            i -= 1
+        out[i] = np.int32(x)
+    return OK
+
+
+@_jit
+def release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out):
+    """status of one release of item x; out[:k] is written only on success."""
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st
+    if (not K._ok_dyadic(a_p, bits)) or a_p == 0 or np.uint64(a_p) == (_U1 << np.uint64(bits)) or d < 2 \
+            or k < 1 or k >= d or x < 0 or x >= d or mark.shape[0] < d - 1 or out.shape[0] < k:
+        return K.ERR_PARAM
+    return _ss_one(state, np.uint64(a_p), np.uint64(bits), np.int64(d), np.int64(k), ct, np.int64(x), mark, out)
+
+
+@_jit
+def _chunk_ss(state, mark, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
+    want_bits = bits_out.shape[0] > 0
+    for i in range(lo, hi):
+        _seed_dev(state, key, device_ids[i], first_block)
+        st = _ss_one(state, a_p, bits, d, k, ct, x[i], mark, out[i])
+        status[i] = np.uint8(st)
+        if want_bits:
+            bits_out[i] = _pos(state)
+
+
+@_pjit
+def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + CHUNK - 1) // CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        mark = np.zeros(max(d - 1, 1), dtype=np.uint8)
+        _chunk_ss(state, mark, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+                  a_p, bits, d, k, ct, x, out, status, bits_out)
