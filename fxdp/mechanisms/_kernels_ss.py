@@ -22,7 +22,8 @@ import numpy as np
 from ..samplers import _kernels as K
 from ..samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _rd_uniform_below,
                                  _store)
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+from ..samplers._nb_lanes import LANES
+from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -91,10 +92,10 @@ def release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out):
 
 
 @_jit
-def _chunk_ss(state, mark, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
+def _chunk_ss(state, lanes, mark, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st = _ss_one(state, a_p, bits, d, k, ct, x[i], mark, out[i])
         status[i] = np.uint8(st)
         if want_bits:
@@ -106,6 +107,7 @@ def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x,
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
         mark = np.zeros(max(d - 1, 1), dtype=np.uint8)
-        _chunk_ss(state, mark, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        _chunk_ss(state, lanes, mark, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, bits, d, k, ct, x, out, status, bits_out)
