@@ -418,7 +418,7 @@ def _device_spec(m, dim):
         "cfg_init": _init(fields),
         "tables": tables,
         "input": {"ctype": "int64_t", "count": n},
-        "output": {"ctype": "int64_t", "count": n},
+        "output": {"ctype": "int64_t", "count": n, "min": lo, "max": hi},
         "sources": list(SRC_GEOMETRIC),
         "summary": (f"geometric mechanism on {what}: {noise}, saturated to {bounds}; epsilon <= "
                     f"{m.epsilon!r} per unit of L1 distance; "

@@ -84,6 +84,7 @@ def fwht(a):
 class HadamardResponse(ItemOracle):
     """Hadamard response over d items (see the module docstring)."""
     kind = "hadamard_response"
+    report_dtype = "int64"         # decoded reports as simulate returns them
     MAX_D = MAX_D
 
     def __init__(self, d, epsilon, constant_time=False, bits=32):
@@ -187,7 +188,7 @@ class HadamardResponse(ItemOracle):
                                ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.K - 1},
             "sources": list(SRC_HR),
             "summary": (f"Hadamard response over d = {self.d} items, K = {self.K}: the report is uniform in "
                         f"C_x = {{y : popcount((x+1) & y) even}} w.p. p = {_p(self.p)}, else in its complement "

@@ -35,6 +35,7 @@ class RandomizedResponseBool(Mechanism):
     exactly k bits) and returns x XNOR keep.
     """
     kind = "randomized_response_bool"
+    report_dtype = "bool"          # decoded reports as simulate returns them
     input_domain = output_domain = "AtomDomain(bool)"
     input_metric = "DiscreteMetric"
 
@@ -122,7 +123,7 @@ class RandomizedResponseBool(Mechanism):
             "cfg_init": _init([("a", u64(self.a)), ("k", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint8_t", "count": 1},
-            "output": {"ctype": "uint8_t", "count": 1},
+            "output": {"ctype": "uint8_t", "count": 1, "min": 0, "max": 1},
             "sources": list(SRC_RR),
             "summary": (f"binary randomized response: out = x with probability p = a/2^{self.bits} = "
                         f"{_p(self.p_realized)}, else 1 - x (x, out in {{0, 1}}); epsilon <= {self.epsilon!r}; "
@@ -176,6 +177,7 @@ class RandomizedResponse(Mechanism):
         constant time (it reveals non-membership, not the value).
     """
     kind = "randomized_response"
+    report_dtype = "int64"         # decoded reports as simulate returns them (category indices)
     input_metric = "DiscreteMetric"
 
     def __init__(self, categories, prob, constant_time=False, bits=32):
@@ -344,7 +346,7 @@ class RandomizedResponse(Mechanism):
             "cfg_init": _init(fields),
             "tables": tables,
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.t - 1},
             "sources": list(SRC_RR),
             "summary": (f"k-ary randomized response over t = {self.t} categories: the truth w.p. p = "
                         f"w0/2^{self.bits} = {_p(self.p_realized)}, each other category w.p. {self.w}/2^{self.bits}; "

@@ -166,7 +166,7 @@ class Rappor(Mechanism):
                                ("m", u32(self.m))]),
             "tables": [],
             "input": {"ctype": "uint8_t", "count": self.k},
-            "output": {"ctype": "uint8_t", "count": self.k},
+            "output": {"ctype": "uint8_t", "count": self.k, "min": 0, "max": 1},
             "sources": list(SRC_RAPPOR),
             "summary": (f"basic RAPPOR: {self.k} input bits (0/1 bytes, at most m = {self.m} ones), each flipped "
                         f"w.p. f/2 = a/2^{self.bits} = {_p(self.flip_prob)} (f = {_p(self.f_realized)}); "

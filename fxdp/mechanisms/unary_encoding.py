@@ -142,7 +142,7 @@ class UnaryEncoding(ItemOracle):
                                ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint8_t", "count": self.d},
+            "output": {"ctype": "uint8_t", "count": self.d, "min": 0, "max": 1},
             "sources": list(SRC_UE),
             "summary": (f"unary encoding, {name}, over d = {self.d} items: report bit i is 1 w.p. "
                         f"p = {_p(self.p)} for the input's item, q = {_p(self.q)} otherwise; epsilon <= "
