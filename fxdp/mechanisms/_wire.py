@@ -117,9 +117,9 @@ class ReportLayout:
             raise ValueError(f"{what} must be integers, got dtype {arr.dtype}")
         return arr if arr.dtype == np.uint64 else arr.astype(np.int64, copy=False)
 
-    def codes(self, mat, first_record=0, offset_of=None) -> list:
+    def codes(self, mat, first_record=0, where=None) -> list:
         """Per field, the (n, count) uint64 codes of the values; ValueError naming the first record
-        (and its byte offset when offset_of(i) is given) with a value out of range."""
+        with a value out of range (where(i): the text naming row i, default "record <index>")."""
         out, col = [], 0
         for f in self.fields:
             v = mat[:, col:col + f.count]
@@ -132,11 +132,9 @@ class ReportLayout:
                 bad &= ~esc
             if bad.any():
                 i, j = np.argwhere(bad)[0]
-                where = f"record {first_record + int(i)}"
-                if offset_of is not None:
-                    where += f" at byte offset {offset_of(int(i))}"
+                at = where(int(i)) if where else f"record {first_record + int(i)}"
                 allowed = f"[{f.lo}, {f.hi}]" + ("" if f.escape is None else f" or {f.escape}")
-                raise ValueError(f"{where}: field {f.name}[{int(j)}] = {int(v[i, j])} is outside {allowed}")
+                raise ValueError(f"{at}: field {f.name}[{int(j)}] = {int(v[i, j])} is outside {allowed}")
             out.append(code)
         return out
 
