@@ -40,13 +40,22 @@ def config_h_lines(m, spec: DeviceSpec) -> list[str]:
 
 PUT = r"""/* Report encoder (docs/wire.md): every field element as its code (value - lo, or the escape
  * code) in `width` bits, most significant bit first, packed from bit 7 of out[0] on. */
-#if @@need32@@
+#if @@need32@@ || @@need64@@
+/* shifts by one and a rotating mask (variable shifts are loops on AVR) */
 static void fxdp_w_put32(uint8_t *out, uint32_t pos, uint32_t code, uint32_t width)
 {
-    uint32_t b, p;
+    uint32_t b;
+    uint8_t *o = out + (pos >> 3);
+    uint8_t mask = (uint8_t)(0x80u >> (pos & 7u));
+    code <<= 32u - width;                        /* 1 <= width <= 32: the code's top bit first */
     for (b = 0; b < width; b++) {
-        p = pos + b;
-        out[p >> 3] = (uint8_t)(out[p >> 3] | (uint8_t)(((code >> (width - 1u - b)) & 1u) << (7u - (p & 7u))));
+        *o = (uint8_t)(*o | (uint8_t)(mask & (uint8_t)(0u - (code >> 31))));
+        code <<= 1;
+        mask = (uint8_t)(mask >> 1);
+        if (mask == 0u) {                        /* depends on the bit position only */
+            mask = 0x80u;
+            o++;
+        }
     }
 }
 #endif
@@ -54,10 +63,11 @@ static void fxdp_w_put32(uint8_t *out, uint32_t pos, uint32_t code, uint32_t wid
 #if @@need64@@
 static void fxdp_w_put64(uint8_t *out, uint32_t pos, uint64_t code, uint32_t width)
 {
-    uint32_t b, p;
-    for (b = 0; b < width; b++) {
-        p = pos + b;
-        out[p >> 3] = (uint8_t)(out[p >> 3] | (uint8_t)(((code >> (width - 1u - b)) & 1u) << (7u - (p & 7u))));
+    if (width > 32u) {
+        fxdp_w_put32(out, pos, (uint32_t)(code >> 32), width - 32u);
+        fxdp_w_put32(out, pos + width - 32u, (uint32_t)code, 32u);
+    } else {
+        fxdp_w_put32(out, pos, (uint32_t)code, width);
     }
 }
 #endif
