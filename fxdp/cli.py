@@ -2,7 +2,7 @@
 
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
     fxdp export CONFIG --target NAME --out DIR [--force]
-    fxdp simulate CONFIG [--devices N] [--seed S] [--write-reports FILE [--format F]] [--json]
+    fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
@@ -70,10 +70,22 @@ def cmd_simulate(args):
     m = cfg.mechanism
     if args.write_reports:
         m.report_layout()                      # no wire format: fail before the simulation
-    _, reports, truth, seconds = simulate_fleet(m, devices, seed)
+    population = None
+    if args.values:
+        from .reportfiles import load_values, population_from_values
+        values = load_values(args.values, args.column)
+        if args.devices is not None and args.devices != len(values):
+            raise ValueError(f"--devices {args.devices} but {args.values} holds {len(values)} values "
+                             "(leave --devices out: every value is one device)")
+        devices = len(values)
+        population = population_from_values(m, values)
+    elif args.column:
+        raise ValueError("--column applies to --values")
+    _, reports, truth, seconds = simulate_fleet(m, devices, seed, population=population)
     rows = estimate_rows(m, reports, truth)
     out = {"mechanism": repr(m), "devices": devices, "seed": seed, "epsilon": m.epsilon,
-           "seconds": seconds, "estimates": rows}
+           "seconds": seconds, "estimates": rows,
+           "population": str(args.values) if args.values else "synthetic"}
     if args.write_reports:
         from .reportfiles import guess_format, write_reports
         write_reports(m, reports, args.write_reports, args.format)
@@ -83,6 +95,8 @@ def cmd_simulate(args):
         _print_json(out)
     else:
         print(f"{repr(m)}: {devices:,} devices, seed {seed}, epsilon {m.epsilon:.6g}, {seconds:.2f} s")
+        if args.values:
+            print(f"  true values from {args.values}")
         if args.write_reports:
             print(f"  reports written to {args.write_reports} ({out['reports_file']['format']}, "
                   f"fingerprint {out['reports_file']['fingerprint']})")
@@ -277,6 +291,10 @@ def build_parser():
     s.add_argument("config")
     s.add_argument("--devices", type=int)
     s.add_argument("--seed", type=int)
+    s.add_argument("--values", metavar="FILE",
+                   help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device each")
+    s.add_argument("--column", action="append", metavar="NAME",
+                   help="column of --values (repeat for several: an n x c input), default every column")
     s.add_argument("--write-reports", dest="write_reports", metavar="FILE",
                    help="write the simulated reports to FILE (docs/wire.md; format from --format or the extension)")
     s.add_argument("--format", choices=["bin", "csv", "parquet"],

@@ -1,5 +1,5 @@
 """Layer 5: report files and the streaming estimate (``fxdp estimate``, ``fxdp simulate
---write-reports``).
+--write-reports``), and the user's true values (``fxdp simulate --values``).
 
 Formats (docs/wire.md):
 
@@ -191,3 +191,72 @@ def estimate_files(m, paths, fmt=None, truth=None, progress=None, chunk=CHUNK):
     return {"mechanism": repr(m), "reports": stat.n, "files": [str(p) for p in paths],
             "format": guess_format(paths[0], fmt), "fingerprint": f"0x{m.report_fingerprint:08x}",
             "seconds": time.perf_counter() - t0, "estimates": rows}
+
+
+def _cell(text):
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(t)
+    except ValueError:
+        raise ValueError(f"not an integer or true/false: {t[:40]!r}") from None
+
+
+def load_values(path, columns=None):
+    """True values from a file: .npy (the array as saved), .csv or .parquet (the named columns,
+    default every column; one column gives shape (n,), several (n, c)).  CSV cells are integers
+    or true/false.  ValueError naming the file, line and column on anything else."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"values file not found: {path}")
+    ext = path.suffix.lower()
+    if ext == ".npy":
+        arr = np.load(path, allow_pickle=False)
+        if columns:
+            raise ValueError("--column applies to CSV and Parquet files, not .npy")
+    elif ext == ".csv":
+        with open(path, newline="") as f:
+            reader = csv.reader(f)
+            head = next(reader, None)
+            if head is None:
+                raise ValueError(f"{path}: empty file (want a header row naming the columns)")
+            head = [h.strip() for h in head]
+            names = list(columns) if columns else head
+            missing = [c for c in names if c not in head]
+            if missing:
+                raise ValueError(f"{path}: no column {missing[0]!r}; the columns are {', '.join(head)}")
+            idx = [head.index(c) for c in names]
+            rows = []
+            for line, row in enumerate(reader, start=2):
+                try:
+                    rows.append([_cell(row[i]) for i in idx])
+                except IndexError:
+                    raise ValueError(f"{path}: line {line}: {len(row)} cells, the header has {len(head)}") from None
+                except ValueError as exc:
+                    raise ValueError(f"{path}: line {line}: {exc}") from None
+        arr = np.array(rows, dtype=bool if rows and all(isinstance(v, bool) for v in rows[0]) else np.int64)
+        arr = arr.reshape(len(rows), len(names))
+        if len(names) == 1:
+            arr = arr.reshape(-1)
+    elif ext in (".parquet", ".pq"):
+        _pyarrow()
+        import pyarrow.parquet as pq
+        table = pq.read_table(path, columns=list(columns) if columns else None)
+        cols = [table.column(c).to_numpy(zero_copy_only=False) for c in table.column_names]
+        arr = cols[0] if len(cols) == 1 else np.column_stack(cols)
+    else:
+        raise ValueError(f"{path}: values must be a .npy, .csv or .parquet file")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{path}: no values")
+    if arr.dtype.kind not in "iub":
+        raise ValueError(f"{path}: values must be integers or booleans (device form), got {arr.dtype}")
+    return arr
+
+
+def population_from_values(m, values):
+    """(values, truth) for fxdp.fleet.simulate_fleet: the given true values and
+    m.true_statistic of them (ValueError, before any draw, if m refuses them)."""
+    check_mechanism(m, "population_from_values")
+    return values, m.true_statistic(values)

@@ -295,3 +295,75 @@ def test_estimate_errors(capsys, tmp_path):
     assert code == 2 and "fingerprint" in err and "offset 8" in err
     code, _, err = _run(capsys, "estimate", cfg, tmp_path / "absent.bin")
     assert code == 2 and "not found" in err
+
+
+# --- fxdp simulate --values: the user's true values -------------------------------------------
+
+KARY5 = '[mechanism]\nkind = "randomized_response"\ncategories = ["a", "b", "c", "d"]\nprob = 0.7\n'
+
+
+@pytest.mark.parametrize("ext", ["npy", "csv", "parquet"])
+def test_simulate_on_given_values(capsys, tmp_path, ext):
+    """The fleet runs on the file's values (device i holds value i) and the truth is their
+    statistic; the estimate equals m.simulate on the same values."""
+    if ext == "parquet":
+        pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    values = rng.choice(4, size=20000, p=[0.5, 0.3, 0.15, 0.05]).astype(np.int64)
+    f = tmp_path / f"v.{ext}"
+    if ext == "npy":
+        np.save(f, values)
+    elif ext == "csv":
+        f.write_text("other,item\n" + "".join(f"9,{v}\n" for v in values))
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        pq.write_table(pa.table({"item": values, "other": values * 0}), str(f))
+    cfg = tmp_path / "k.toml"
+    cfg.write_text(KARY5)
+    extra = [] if ext == "npy" else ["--column", "item"]
+    code, out, err = _run(capsys, "simulate", cfg, "--values", f, *extra, "--seed", 9, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["devices"] == 20000 and d["population"] == str(f)
+    truth = np.bincount(values, minlength=4) / 20000
+    m = M.make_randomized_response(list("abcd"), 0.7)
+    want = m.estimate_rows(m.simulate(values, 9), truth)
+    assert d["estimates"] == want
+    assert [r["true"] for r in d["estimates"]] == truth.tolist()
+    for r in d["estimates"]:
+        assert abs(r["estimate"] - r["true"]) < 5 * r["stderr"]
+
+
+def test_simulate_values_errors(capsys, tmp_path):
+    cfg = tmp_path / "k.toml"
+    cfg.write_text(KARY5)
+    np.save(tmp_path / "bad.npy", np.array([0, 1, 7]))
+    code, _, err = _run(capsys, "simulate", cfg, "--values", tmp_path / "bad.npy")
+    assert code == 2 and "values" in err and "[0, 4]" in err
+    (tmp_path / "v.csv").write_text("item\n1\nx\n")
+    code, _, err = _run(capsys, "simulate", cfg, "--values", tmp_path / "v.csv")
+    assert code == 2 and "line 3" in err
+    (tmp_path / "w.csv").write_text("item\n1\n2\n")
+    code, _, err = _run(capsys, "simulate", cfg, "--values", tmp_path / "w.csv", "--column", "nope")
+    assert code == 2 and "no column 'nope'" in err
+    code, _, err = _run(capsys, "simulate", cfg, "--values", tmp_path / "w.csv", "--devices", 5)
+    assert code == 2 and "holds 2 values" in err
+    np.save(tmp_path / "empty.npy", np.zeros(0, dtype=np.int64))
+    code, _, err = _run(capsys, "simulate", cfg, "--values", tmp_path / "empty.npy")
+    assert code == 2 and "no values" in err
+
+
+def test_true_statistic_on_known_values():
+    """The statistic each estimator estimates, on small hand-checked populations."""
+    assert M.make_randomized_response_bool(0.75).true_statistic([True, False, False, True]) == 0.5
+    kary = M.make_randomized_response(list("abc"), 0.6)
+    assert kary.true_statistic([0, 2, 2, 3]).tolist() == [0.25, 0.0, 0.5]       # 3 = not a category
+    assert M.make_hadamard_response(4, 2).true_statistic([3, 3, 1, 0]).tolist() == [0.25, 0.25, 0.0, 0.5]
+    assert M.make_rappor(0.5, 2, 3).true_statistic([[1, 0, 1], [0, 0, 1]]).tolist() == [1.0, 0.0, 2.0]
+    assert M.make_geometric(10, bounds=(0, 40), constant_time=True).true_statistic([1, 2, 6]) == 3.0
+    assert M.make_geometric(10).true_statistic([1, 2, 6]) == 9.0
+    lap = M.make_laplace_fixed(1, (-8, 8), L=Fraction(1, 16), qformat="Q15.16")
+    assert lap.true_statistic(np.array([1 << 16, 3 << 16])) == 2.0
+    with pytest.raises(ValueError, match="item"):
+        M.make_unary_encoding(5, 1).true_statistic([0, 5])

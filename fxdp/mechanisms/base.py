@@ -30,7 +30,8 @@ Estimation
     ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,
     truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
     devices, seed)``: (true values in device form, true statistic) for the
-    demo, ``fxdp simulate`` and the error plot.
+    demo, ``fxdp simulate`` and the error plot; ``true_statistic(values)``: that statistic
+    of given true values (``fxdp simulate --values``).
 Audit
     ``exact_audit(d_in=1)``: an ``fxdp.reports.AuditReport`` with the exact
     realized epsilon.  The default enumerates ``audit_pairs()`` (neighbouring
@@ -179,6 +180,11 @@ class Mechanism:
     def synthetic_population(self, devices, seed):
         """(true inputs in device form, true statistic): a seeded synthetic population."""
         raise NotImplementedError(f"{self.kind}: no synthetic population")
+
+    def true_statistic(self, values):
+        """The statistic estimate() estimates, computed exactly on true inputs (as simulate takes
+        them; ValueError for invalid ones): fxdp simulate --values compares against it."""
+        raise NotImplementedError(f"{self.kind}: no true statistic of given values (fxdp simulate --values)")
 
     # --- reports on the wire (docs/wire.md) ------------------------------------------
     report_dtype = None            # numpy dtype of decoded reports (None: the output C type)

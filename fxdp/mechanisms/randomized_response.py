@@ -111,7 +111,11 @@ class RandomizedResponseBool(Mechanism):
 
     def synthetic_population(self, devices, seed):
         values = np.random.default_rng([seed, 0x5EED]).random(devices) < 0.3
-        return values, float(values.mean())
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """The share of true values."""
+        return float(self.fleet_inputs(values).mean())
 
     # --- device form
     def device_spec(self, dim=None):
@@ -326,7 +330,12 @@ class RandomizedResponse(Mechanism):
         rng = np.random.default_rng([seed, 0x5EED])
         weights = 1.0 / np.arange(1, self.t + 1)
         values = rng.choice(self.t, size=devices, p=weights / weights.sum()).astype(np.int64)
-        return values, np.bincount(values, minlength=self.t) / devices
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """Each category's share (index t, "not a category", counts in n only)."""
+        x = self.fleet_inputs(values)
+        return np.bincount(x, minlength=self.t + 1)[:self.t] / x.shape[0]
 
     # --- device form
     def device_spec(self, dim=None):

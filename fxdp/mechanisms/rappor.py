@@ -149,7 +149,11 @@ class Rappor(Mechanism):
         for j in range(self.m):
             cols = rng.choice(self.k, size=devices, p=popular / popular.sum())
             values[np.arange(devices)[ones > j], cols[ones > j]] = 1
-        return values, values.sum(axis=0).astype(np.float64)
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """The number of devices holding each bit."""
+        return self.fleet_inputs(values).sum(axis=0).astype(np.float64)
 
     # --- device form
     def device_spec(self, dim=None):
