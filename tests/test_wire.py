@@ -228,6 +228,23 @@ def test_host_c_encoder_equals_encode_reports(case, tmp_path):
         _same_rows(estimate_files(m, [p], progress=False)["estimates"], m.estimate_rows(out))
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_host_c_fingerprint_and_refusal(case, tmp_path):
+    """Every export case on the host: the C CRC-32 of the fingerprint text (docs/wire.md) is
+    FXDP_REPORT_FINGERPRINT and m.report_fingerprint; 50 records equal encode_reports; an output
+    outside the layout gives FXDP_ERR_PARAM with the record all zero."""
+    m = CASES[case]()
+    E.generate(m, "host", tmp_path / "fw")
+    res = H.host_wire_run(m, tmp_path / "fw", seed=7, devices=50)
+    assert res.wire_fingerprint == (m.report_fingerprint, m.report_fingerprint)
+    out = H.simulate_outputs(m, E.device_spec(m), 7, 50)
+    assert res.wire_header + b"".join(res.wire_records) + res.wire[0].to_bytes(4, "little") == m.encode_reports(out)
+    if m.kind == "geometric" and m.bounds[1] == (1 << 63) - 1:
+        assert res.wire_refused is None                  # every int64 is a valid report
+    else:
+        assert res.wire_refused == (1, 0)                # FXDP_ERR_PARAM, out all zero
+
+
 # --- the command line --------------------------------------------------------------------------
 
 def _run(capsys, *argv):

@@ -321,6 +321,9 @@ static uint8_t h_rec[FXDP_REPORT_BYTES];
 static uint8_t h_head[FXDP_REPORT_HEADER_BYTES];
 
 #if @@wire_dump@@
+/* the fingerprint text (docs/wire.md): its CRC-32 in C must be FXDP_REPORT_FINGERPRINT */
+static const char h_fp_text[] = @@fp_text@@;
+
 static void h_emit_bytes(char prefix, const uint8_t *b, uint32_t n)
 {
     uint32_t j;
@@ -463,6 +466,32 @@ int main(void)
     h_line[h_pos++] = ' ';
     h_hex32(wire_bad, 8u);
     h_flush();
+#if @@wire_dump@@
+    /* the fingerprint recomputed in C, and an output outside the layout refused */
+    h_line[h_pos++] = 'Y';
+    h_hex32(fxdp_report_crc32(0u, (const uint8_t *)h_fp_text, sizeof h_fp_text - 1u), 8u);
+    h_line[h_pos++] = ' ';
+    h_hex32(FXDP_REPORT_FINGERPRINT, 8u);
+    h_flush();
+#if @@has_bad@@
+    for (i = 0; i < FXDP_OUTPUT_COUNT; i++) {
+        y[i] = (fxdp_output_t)@@bad_value@@;
+    }
+    for (i = 0; i < FXDP_REPORT_BYTES; i++) {
+        h_rec[i] = 0xA5u;
+    }
+    st = fxdp_encode_report(y, h_rec);
+    wire_bad = 0u;
+    for (i = 0; i < FXDP_REPORT_BYTES; i++) {
+        wire_bad |= h_rec[i];
+    }
+    h_line[h_pos++] = 'Q';
+    h_hex32((uint32_t)st, 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32(wire_bad, 2u);
+    h_flush();
+#endif
+#endif
 
 #if @@n_drbg@@ > 0
     /* 3. the built-in DRBG keyed with the same (seed, device id) */
@@ -533,6 +562,17 @@ def _emit_element(ctype: str) -> str:
             "        h_hex32((uint32_t)((uint64_t)y[j] & UINT32_C(0xFFFFFFFF)), 8u);")
 
 
+def _bad_output(m, spec):
+    """A value of the output's C type outside the first report field (None if every value fits)."""
+    f = m.report_layout().fields[0]
+    bits, signed = CTYPES[spec.output["ctype"]]
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    for v in (f.hi + 1, f.hi + 2, f.lo - 1, f.lo - 2):
+        if lo <= v <= hi and v != f.escape:
+            return v
+    return None
+
+
 def seed_words(seed: int) -> list[int]:
     if not 0 <= int(seed) < 1 << 256:
         raise ValueError(f"seed must be an integer in [0, 2^256), got {seed!r}")
@@ -553,7 +593,12 @@ def render_harness(m, spec: DeviceSpec, seed: int, n: int, dev0: int = 0, n_ct: 
         call = "fxdp_release(&r, x, y)"
     if dev0 < 0 or dev0 + n > CT_DEV0:
         raise ValueError("parity devices must lie below CT_DEV0")
-    return render(HARNESS_C, seed=", ".join(f"UINT32_C(0x{w:08X})" for w in seed_words(seed)),
+    bad = _bad_output(m, spec)
+    fp_text = m.report_layout().fingerprint_text.decode()
+    fp_c = '"' + fp_text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", '\\n"\n    "') + '"'
+    return render(HARNESS_C, has_bad=int(bad is not None), fp_text=fp_c,
+                  bad_value="0" if bad is None else _c_literal(bad, spec.output["ctype"]),
+                  seed=", ".join(f"UINT32_C(0x{w:08X})" for w in seed_words(seed)),
                   dev0=dev0, n=n, n_ct=n_ct, n_drbg=n_drbg, ct_dev0=f"0x{CT_DEV0:08X}",
                   salt_parity=f"0x{SALT_PARITY:08X}", salt_ct=f"0x{SALT_CT:08X}",
                   entropy=1 if entropy else 0, input_code=model.c_code(), hashed=1 if hashed else 0,
@@ -573,6 +618,8 @@ class HarnessResult:
     entropy: list = field(default_factory=list)    # (steps, st, untouched, st2, untouched2)
     drbg_fail: tuple | None = None                 # (st_init, st_release, untouched)
     wire: tuple | None = None                      # (CRC-32 of the parity batch, records refused)
+    wire_fingerprint: tuple | None = None          # (CRC-32 of the fingerprint text in C, FXDP_REPORT_FINGERPRINT)
+    wire_refused: tuple | None = None              # (status, OR of the record bytes) for an output out of range
     wire_header: bytes = b""                       # the batch header (wire_dump=True)
     wire_records: list = field(default_factory=list)   # each record's bytes (wire_dump=True)
     ct_counts: list = field(default_factory=list)  # region counts of the releases
@@ -600,6 +647,12 @@ def parse(lines: list[str], counts, target: str, exit_code: int) -> HarnessResul
         elif c == "Z":
             crc, bad = ln[1:].split()
             res.wire = (int(crc, 16), int(bad, 16))
+        elif c == "Y":
+            a, b = ln[1:].split()
+            res.wire_fingerprint = (int(a, 16), int(b, 16))
+        elif c == "Q":
+            a, b = ln[1:].split()
+            res.wire_refused = (int(a, 16), int(b, 16))
         elif c == "H":
             res.wire_header = bytes.fromhex(ln[1:])
         elif c == "R":
@@ -688,7 +741,7 @@ def check_entropy(res: HarnessResult) -> list[str]:
 
 
 __all__ = ["InputModel", "input_model", "hrand", "mix32", "render_harness", "build_harness", "run_harness",
-           "simulate_lines", "simulate_outputs", "expected_wire", "host_report_batch", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
+           "simulate_lines", "simulate_outputs", "expected_wire", "host_report_batch", "host_wire_run", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
            "SALT_PARITY", "SALT_CT", "CT_DEV0"]
 
 
@@ -716,12 +769,11 @@ def verify_on_host(m, fw_dir, seed=0, devices=10_000, build_dir=None):
     return {"releases": devices, "mismatches": compare(expected, res.parity)}
 
 
-def host_report_batch(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> bytes:
-    """The report batch the export in fw_dir writes on the host for the parity releases (device
-    ids 0..devices-1, keyed stream of `seed`, the harness's synthetic inputs): the C encoder's
-    header and records and its CRC-32 trailer, to compare with
-    ``m.encode_reports(simulate_outputs(m, spec, seed, devices))``.  RuntimeError if a release
-    failed or the C encoder refused an output."""
+def host_wire_run(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> HarnessResult:
+    """Run the parity releases of the export in fw_dir on the host with the report encoder's
+    dump: every record, the header, the batch CRC, the fingerprint recomputed by the C CRC-32
+    (``wire_fingerprint``) and the encoder's answer to an output outside the layout
+    (``wire_refused``: status and the OR of the record bytes, None if every value fits)."""
     devices = int(devices)
     if devices < 1:
         raise ValueError(f"devices must be >= 1, got {devices}")
@@ -730,8 +782,17 @@ def host_report_batch(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> byte
         bdir = Path(build_dir) if build_dir else Path(tmp)
         elf = build_harness(m, fw_dir, "host", bdir, opt="-O2", seed=seed, n=devices, n_drbg=0,
                             entropy=False, wire_dump=True)
-        res = run_harness("host", elf, timeout=max(60.0, devices / 1000))
-    if res.wire is None or res.wire[1] or len(res.wire_records) != devices:
+        return run_harness("host", elf, timeout=max(60.0, devices / 1000))
+
+
+def host_report_batch(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> bytes:
+    """The report batch the export in fw_dir writes on the host for the parity releases (device
+    ids 0..devices-1, keyed stream of `seed`, the harness's synthetic inputs): the C encoder's
+    header and records and its CRC-32 trailer, to compare with
+    ``m.encode_reports(simulate_outputs(m, spec, seed, devices))``.  RuntimeError if a release
+    failed or the C encoder refused an output."""
+    res = host_wire_run(m, fw_dir, seed, devices, build_dir)
+    if res.wire is None or res.wire[1] or len(res.wire_records) != int(devices):
         raise RuntimeError(f"host wire run: {len(res.wire_records)} of {devices} records, "
                            f"{res.wire[1] if res.wire else '?'} refused by fxdp_encode_report")
     return res.wire_header + b"".join(res.wire_records) + res.wire[0].to_bytes(4, "little")
