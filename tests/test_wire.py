@@ -68,6 +68,34 @@ def test_round_trip_every_exportable_case(case):
         _same_rows(stat.estimate_rows(), m.estimate_rows(out))
 
 
+@pytest.mark.parametrize("case", ["unary_encoding_ct", "rappor_lazy"])
+def test_bit_vector_statistic_is_column_sums_and_exact(case):
+    """RAPPOR and unary encoding stream into per-bit sums (O(k) memory): the estimate equals
+    the in-memory one exactly, and merging two halves equals adding both."""
+    m = CASES[case]()
+    out = _outputs(m, 5000)
+    a, b = m.report_statistic(), m.report_statistic()
+    a.add(out[:1234])
+    b.add(out[1234:])
+    assert a.merge(b).n == 5000 and a.sums.shape == (out.shape[1],)
+    assert a.estimate_rows() == m.estimate_rows(out)
+
+
+def test_multiset_merges_lazily_and_exactly(monkeypatch):
+    """The default statistic over many chunks of mostly distinct reports, merged every few
+    chunks: the same distinct rows and counts as one np.unique over everything."""
+    from fxdp.mechanisms import _wire
+    monkeypatch.setattr(_wire.ReportMultiset, "FLUSH_ROWS", 50)
+    m = M.make_geometric(Fraction(7, 2), bounds=(-100, 100))
+    out = _outputs(m, 4000)
+    s = m.report_statistic()
+    for i in range(0, 4000, 37):
+        s.add(out[i:i + 37])
+    rows, counts = np.unique(out, return_counts=True)
+    assert s.n == 4000 and s.rows.reshape(-1).tolist() == rows.tolist() and s.counts.tolist() == counts.tolist()
+    assert s.estimate_rows() == m.estimate_rows(np.sort(out))
+
+
 def test_bits_are_packed():
     """RAPPOR's k bits travel in ceil(k/8) bytes; a field takes bit_length(hi - lo) bits."""
     for k in (1, 8, 9, 13, 64):

@@ -112,10 +112,10 @@ class ReportLayout:
             want = "(n,)" if self.count == 1 else f"(n, {self.count})"
             raise ValueError(f"{what} must have shape {want} ({self.kind} reports), got {arr.shape}")
         if arr.dtype == bool:
-            arr = arr.astype(np.int64)
+            arr = arr.view(np.uint8)
         if arr.dtype.kind not in "iu":
             raise ValueError(f"{what} must be integers, got dtype {arr.dtype}")
-        return arr if arr.dtype == np.uint64 else arr.astype(np.int64, copy=False)
+        return arr if arr.dtype.kind == "u" else arr.astype(np.int64, copy=False)
 
     def codes(self, mat, first_record=0, where=None) -> list:
         """Per field, the (n, count) uint64 codes of the values; ValueError naming the first record
@@ -124,6 +124,14 @@ class ReportLayout:
         for f in self.fields:
             v = mat[:, col:col + f.count]
             col += f.count
+            if v.dtype.kind == "u" and f.lo == 0 and f.escape is None:  # bits, indices: the code is v
+                bad = v > f.hi
+                if bad.any():
+                    i, j = np.argwhere(bad)[0]
+                    at = where(int(i)) if where else f"record {first_record + int(i)}"
+                    raise ValueError(f"{at}: field {f.name}[{int(j)}] = {int(v[i, j])} is outside [0, {f.hi}]")
+                out.append(v)
+                continue
             code = v.astype(np.uint64) - np.uint64(f.lo & MASK64)      # wraps mod 2^64: v - lo
             bad = code > np.uint64(f.hi - f.lo)
             if f.escape is not None:
@@ -142,11 +150,16 @@ class ReportLayout:
         """(n, count) array in the decoded dtype from the per-field codes (already range-checked)."""
         cols = []
         for f, code in zip(self.fields, codes):
-            v = code + np.uint64(f.lo & MASK64)                        # wraps back: lo + code
+            if f.lo == 0 and f.escape is None:                         # the code is the value
+                cols.append(code)
+                continue
+            v = code.astype(np.uint64) + np.uint64(f.lo & MASK64)      # wraps back: lo + code
             v = v.view(np.int64) if f.lo < 0 or f.escape is not None and f.escape < 0 else v
             if f.escape is not None:
                 v = np.where(code == np.uint64(f.max_code), np.array(f.escape).astype(v.dtype), v)
             cols.append(v)
+        if len(cols) > 1:
+            cols = [c.astype(self.dtype, copy=False) for c in cols]
         mat = np.concatenate(cols, axis=1) if len(cols) > 1 else cols[0]
         return mat.astype(self.dtype)
 
@@ -162,9 +175,12 @@ class ReportLayout:
         pos = 0
         for f, code in zip(self.fields, self.codes(mat, first_record)):
             w = f.width
-            if w:
+            if w == 1:                                   # bit vectors: the codes are the bits
+                bits[:, pos:pos + f.count] = code.astype(np.uint8)
+                pos += f.count
+            elif w:
                 shifts = np.arange(w - 1, -1, -1, dtype=np.uint64)
-                b = (code[:, :, None] >> shifts) & np.uint64(1)
+                b = (code.astype(np.uint64)[:, :, None] >> shifts) & np.uint64(1)
                 bits[:, pos:pos + f.count * w] = b.reshape(n, f.count * w)
                 pos += f.count * w
         return np.packbits(bits, axis=1)
@@ -186,9 +202,12 @@ class ReportLayout:
             if w == 0:
                 codes.append(np.zeros((n, f.count), dtype=np.uint64))
                 continue
-            b = bits[:, pos:pos + f.count * w].reshape(n, f.count, w).astype(np.uint64)
+            if w == 1:
+                code = bits[:, pos:pos + f.count]                      # uint8 bits
+            else:
+                b = bits[:, pos:pos + f.count * w].reshape(n, f.count, w).astype(np.uint64)
+                code = (b << np.arange(w - 1, -1, -1, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
             pos += f.count * w
-            code = (b << np.arange(w - 1, -1, -1, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
             over = code > np.uint64(f.max_code)
             if over.any():
                 i, j = np.argwhere(over)[0]
@@ -349,33 +368,56 @@ class ReportMultiset:
     (distinct rows and their counts).  Every estimator here is a symmetric function of the
     reports, so the estimate on the multiset equals the estimate on the reports in any order
     (integer sums are exact).  Memory grows with the distinct reports, not with n."""
+    FLUSH_ROWS = 1 << 20            # pending distinct rows merged at the latest
 
     def __init__(self, mechanism, layout: ReportLayout):
         self.m, self.layout = mechanism, layout
-        self.rows = np.zeros((0, layout.count), dtype=layout.dtype)
-        self.counts = np.zeros(0, dtype=np.int64)
+        self._rows = np.zeros((0, layout.count), dtype=layout.dtype)
+        self._counts = np.zeros(0, dtype=np.int64)
+        self._pending, self._pending_rows = [], 0
 
     @property
     def n(self) -> int:
-        return int(self.counts.sum())
+        return int(self._counts.sum()) + sum(int(c.sum()) for _, c in self._pending)
+
+    @property
+    def rows(self):
+        self._flush()
+        return self._rows
+
+    @property
+    def counts(self):
+        self._flush()
+        return self._counts
 
     def add(self, reports):
         mat = np.asarray(reports).reshape(-1, self.layout.count)
         rows, counts = np.unique(mat, axis=0, return_counts=True)
-        self._merge(rows.astype(self.layout.dtype), counts.astype(np.int64))
+        self._queue(rows.astype(self.layout.dtype), counts.astype(np.int64))
         return self
 
     def merge(self, other):
-        self._merge(other.rows, other.counts)
+        self._queue(other.rows, other.counts)
         return self
 
-    def _merge(self, rows, counts):
-        allr = np.concatenate([self.rows, rows])
-        allc = np.concatenate([self.counts, counts])
+    def _queue(self, rows, counts):
+        # merged lazily, once the pending rows outgrow the merged ones: O(n log n) in all, even
+        # when nearly every report is distinct
+        self._pending.append((rows, counts))
+        self._pending_rows += rows.shape[0]
+        if self._pending_rows > max(self.FLUSH_ROWS, self._rows.shape[0]):
+            self._flush()
+
+    def _flush(self):
+        if not self._pending:
+            return
+        allr = np.concatenate([self._rows] + [r for r, _ in self._pending])
+        allc = np.concatenate([self._counts] + [c for _, c in self._pending])
+        self._pending, self._pending_rows = [], 0
         uniq, inv = np.unique(allr, axis=0, return_inverse=True)
         tot = np.zeros(uniq.shape[0], dtype=np.int64)
         np.add.at(tot, inv.reshape(-1), allc)
-        self.rows, self.counts = uniq, tot
+        self._rows, self._counts = uniq, tot
 
     def reports(self):
         return self.layout.shaped(np.repeat(self.rows, self.counts, axis=0))
@@ -384,3 +426,34 @@ class ReportMultiset:
         if self.n == 0:
             raise ValueError("reports: no reports to estimate from")
         return self.m.estimate_rows(self.reports(), truth)
+
+
+class ColumnSums:
+    """The sufficient statistic of estimators that read only n and each column's sum (bit-vector
+    reports: RAPPOR, unary encoding): O(count) memory.  finish(sums, n) -> Estimate is the
+    family's estimator on them, the one its estimate(reports) calls, so the two agree exactly."""
+
+    def __init__(self, mechanism, layout: ReportLayout, finish):
+        self.m, self.layout, self.finish = mechanism, layout, finish
+        self.sums = np.zeros(layout.count, dtype=np.int64)
+        self._n = 0
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    def add(self, reports):
+        mat = np.asarray(reports).reshape(-1, self.layout.count)
+        self.sums += mat.sum(axis=0, dtype=np.int64)
+        self._n += mat.shape[0]
+        return self
+
+    def merge(self, other):
+        self.sums += other.sums
+        self._n += other.n
+        return self
+
+    def estimate_rows(self, truth=None):
+        if self._n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        return self.finish(self.sums, self._n).as_rows(truth)

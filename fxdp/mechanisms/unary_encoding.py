@@ -117,10 +117,18 @@ class UnaryEncoding(ItemOracle):
             raise ValueError(f"reports must be an n x d = n x {self.d} matrix of bits")
         if y.size and (y.min() < 0 or y.max() > 1):
             raise ValueError("reports must hold 0/1 bits")
-        n = y.shape[0]
+        return self.estimate_from_sums(y.sum(axis=0, dtype=np.int64), y.shape[0])
+
+    def estimate_from_sums(self, sums, n):
+        """The estimate from n and Y_i, the number of reports with bit i set (estimate's formula)."""
         p, q = float(self.p), float(self.q)
-        est = (y.sum(axis=0, dtype=np.int64) / n - q) / (p - q)
+        est = (np.asarray(sums, dtype=np.int64) / n - q) / (p - q)
         return Estimate("frequency", est, np.sqrt(self.variance(np.clip(est, 0.0, 1.0), n)))
+
+    def report_statistic(self):
+        """Per-bit sums and n (streaming estimation in O(d) memory)."""
+        from ._wire import ColumnSums
+        return ColumnSums(self, self.report_layout(), self.estimate_from_sums)
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of an item with true frequency f."""
