@@ -457,3 +457,37 @@ class ColumnSums:
         if self._n == 0:
             raise ValueError("reports: no reports to estimate from")
         return self.finish(self.sums, self._n).as_rows(truth)
+
+
+class Histogram:
+    """The sufficient statistic of estimators that read only how often each value was reported
+    (one index per report: randomized response, Hadamard response): O(hi - lo) memory.
+    finish(hist) -> Estimate is the family's estimator on it, the one its estimate(reports)
+    calls, so the two agree exactly."""
+
+    def __init__(self, mechanism, layout: ReportLayout, finish):
+        (f,) = layout.fields
+        if f.count != 1 or f.escape is not None:
+            raise ValueError("Histogram: one field of one element without an escape")
+        self.m, self.layout, self.finish, self.lo = mechanism, layout, finish, f.lo
+        self.hist = np.zeros(f.hi - f.lo + 1, dtype=np.int64)
+
+    @property
+    def n(self) -> int:
+        return int(self.hist.sum())
+
+    def add(self, reports):
+        v = np.asarray(reports).reshape(-1).astype(np.int64) - self.lo
+        if v.size and (v.min() < 0 or v.max() >= self.hist.size):
+            raise ValueError(f"reports must lie in [{self.lo}, {self.lo + self.hist.size - 1}]")
+        self.hist += np.bincount(v, minlength=self.hist.size)
+        return self
+
+    def merge(self, other):
+        self.hist += other.hist
+        return self
+
+    def estimate_rows(self, truth=None):
+        if self.n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        return self.finish(self.hist).as_rows(truth)

@@ -151,8 +151,12 @@ class HadamardResponse(ItemOracle):
             raise ValueError(f"reports must be a 1-d array of indices in [0, {self.K})")
         if y.size and (y.min() < 0 or y.max() >= self.K):
             raise ValueError(f"reports must be indices in [0, {self.K}) (K = {self.K})")
-        n = y.shape[0]
-        w = fwht(np.bincount(y.astype(np.int64), minlength=self.K).astype(np.int64))
+        return self._counts_from_histogram(np.bincount(y.astype(np.int64), minlength=self.K))
+
+    def _counts_from_histogram(self, hist):
+        hist = np.asarray(hist, dtype=np.int64)
+        n = int(hist.sum())
+        w = fwht(hist)
         return (n + w[1:self.d + 1]) // 2, n
 
     def estimate(self, reports):
@@ -162,12 +166,23 @@ class HadamardResponse(ItemOracle):
         Hadamard matrix agree on half the columns), hence E[S_x / n] = 1/2 + f_x (p - 1/2).
         Var(f_x) = (f_x p(1-p) + (1 - f_x)/4) / (n (p - 1/2)^2) exactly (independent devices);
         the standard error plugs in f_x clipped to [0, 1]."""
-        s, n = self.counts_in_c(reports)
+        return self.estimate_from_histogram(None, *self.counts_in_c(reports))
+
+    def estimate_from_histogram(self, hist, s=None, n=None):
+        """The estimate from the report histogram (hist[y] = reports equal to y), or from
+        (S_x, n) when hist is None: estimate's formula."""
+        if hist is not None:
+            s, n = self._counts_from_histogram(hist)
         if n == 0:
             raise ValueError("reports: no reports to estimate from")
         p = float(self.p)
         est = (s / n - 0.5) / (p - 0.5)
         return Estimate("frequency", est, np.sqrt(self.variance(np.clip(est, 0.0, 1.0), n)))
+
+    def report_statistic(self):
+        """The report histogram (K counts): streaming estimation in O(K) memory."""
+        from ._wire import Histogram
+        return Histogram(self, self.report_layout(), self.estimate_from_histogram)
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of an item with true frequency f."""

@@ -104,10 +104,27 @@ class RandomizedResponseBool(Mechanism):
         if p <= 0.5:
             raise ValueError("prob = 1/2 carries no information: nothing to estimate")
         y = reports_array(reports).astype(np.float64)
-        n, ybar = y.size, y.mean()
+        return self._estimate_from_mean(y.mean(), y.size)
+
+    def estimate_from_histogram(self, hist):
+        """The estimate from hist = (reports of 0, reports of 1): estimate's formula (the mean of
+        0/1 reports is exactly hist[1] / n)."""
+        hist = np.asarray(hist, dtype=np.int64)
+        n = int(hist.sum())
+        return self._estimate_from_mean(hist[1] / n, n)
+
+    def _estimate_from_mean(self, ybar, n):
+        p = float(self.p_realized)
+        if p <= 0.5:
+            raise ValueError("prob = 1/2 carries no information: nothing to estimate")
         est = (ybar - (1 - p)) / (2 * p - 1)
         se = math.sqrt(ybar * (1 - ybar) / n) / (2 * p - 1)
         return Estimate("frequency(true)", est, se)
+
+    def report_statistic(self):
+        """The counts of 0 and 1 reports: streaming estimation in O(1) memory."""
+        from ._wire import Histogram
+        return Histogram(self, self.report_layout(), self.estimate_from_histogram)
 
     def synthetic_population(self, devices, seed):
         values = np.random.default_rng([seed, 0x5EED]).random(devices) < 0.3
@@ -310,11 +327,26 @@ class RandomizedResponse(Mechanism):
         idx = reports_array(indices)
         if idx.min() < 0 or idx.max() >= t:
             raise ValueError(f"indices must be in [0, {t - 1}]")
-        n = idx.size
-        y = np.bincount(idx, minlength=t) / n
+        return self.estimate_from_histogram(np.bincount(idx, minlength=t))
+
+    def estimate_from_histogram(self, hist):
+        """The estimate from hist[c], the number of reports of category c: estimate's formula."""
+        t = self.t
+        p = float(self.p_realized)
+        q = (1 - p) / (t - 1)
+        if p <= q:
+            raise ValueError("prob = 1/t carries no information: nothing to estimate")
+        hist = np.asarray(hist, dtype=np.int64)
+        n = int(hist.sum())
+        y = hist / n
         est = (y - q) / (p - q)
         se = np.sqrt(y * (1 - y) / n) / (p - q)
         return Estimate("frequency", est, se)
+
+    def report_statistic(self):
+        """The report histogram (t counts): streaming estimation in O(t) memory."""
+        from ._wire import Histogram
+        return Histogram(self, self.report_layout(), self.estimate_from_histogram)
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of a category with true frequency f among
