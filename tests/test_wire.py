@@ -416,3 +416,15 @@ def test_true_statistic_on_known_values():
     assert lap.true_statistic(np.array([1 << 16, 3 << 16])) == 2.0
     with pytest.raises(ValueError, match="item"):
         M.make_unary_encoding(5, 1).true_statistic([0, 5])
+
+
+def test_progress_bar_only_when_asked(capsys, tmp_path):
+    """progress=True draws the bar on stderr (the CLI asks for it on a terminal only); False is silent."""
+    m = M.make_hadamard_response(12, 1, bits=3)
+    p = tmp_path / "r.bin"
+    p.write_bytes(m.encode_reports(_outputs(m, 3000)))
+    estimate_files(m, [p], progress=False)
+    assert capsys.readouterr().err == ""
+    r = estimate_files(m, [p], progress=True, chunk=500)
+    err = capsys.readouterr().err
+    assert "%" in err and "reports" in err and r["reports"] == 3000
