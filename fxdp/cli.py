@@ -2,7 +2,8 @@
 
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
     fxdp export CONFIG --target NAME --out DIR [--force]
-    fxdp simulate CONFIG [--devices N] [--seed S] [--json]
+    fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
+    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--json]
@@ -67,18 +68,61 @@ def cmd_simulate(args):
     if devices < 1:
         raise ValueError(f"--devices must be >= 1, got {devices}")
     m = cfg.mechanism
-    _, reports, truth, seconds = simulate_fleet(m, devices, seed)
+    if args.write_reports:
+        m.report_layout()                      # no wire format: fail before the simulation
+    population = None
+    if args.values:
+        from .reportfiles import load_values, population_from_values
+        values = load_values(args.values, args.column)
+        if args.devices is not None and args.devices != len(values):
+            raise ValueError(f"--devices {args.devices} but {args.values} holds {len(values)} values "
+                             "(leave --devices out: every value is one device)")
+        devices = len(values)
+        population = population_from_values(m, values)
+    elif args.column:
+        raise ValueError("--column applies to --values")
+    _, reports, truth, seconds = simulate_fleet(m, devices, seed, population=population)
     rows = estimate_rows(m, reports, truth)
     out = {"mechanism": repr(m), "devices": devices, "seed": seed, "epsilon": m.epsilon,
-           "seconds": seconds, "estimates": rows}
+           "seconds": seconds, "estimates": rows,
+           "population": str(args.values) if args.values else "synthetic"}
+    if args.write_reports:
+        from .reportfiles import guess_format, write_reports
+        write_reports(m, reports, args.write_reports, args.format)
+        out["reports_file"] = {"path": str(args.write_reports), "format": guess_format(args.write_reports, args.format),
+                               "fingerprint": f"0x{m.report_fingerprint:08x}"}
     if args.json:
         _print_json(out)
     else:
         print(f"{repr(m)}: {devices:,} devices, seed {seed}, epsilon {m.epsilon:.6g}, {seconds:.2f} s")
+        if args.values:
+            print(f"  true values from {args.values}")
+        if args.write_reports:
+            print(f"  reports written to {args.write_reports} ({out['reports_file']['format']}, "
+                  f"fingerprint {out['reports_file']['fingerprint']})")
         for r in rows[:20]:
             print(f"  {r['name']:<16} true {r['true']:>14.6g}  estimate {r['estimate']:>14.6g}  ± {r['stderr']:.3g}")
         if len(rows) > 20:
             print(f"  ... {len(rows) - 20} more rows (use --json)")
+    return 0
+
+
+def cmd_estimate(args):
+    from .config import load_config
+    from .reportfiles import estimate_files
+    cfg = load_config(args.config)
+    m = cfg.mechanism
+    out = estimate_files(m, args.reports, args.format, progress=False if args.json else None)
+    if args.json:
+        _print_json(out)
+        return 0
+    print(f"{out['mechanism']}: {out['reports']:,} reports from {len(out['files'])} file(s) "
+          f"({out['format']}, fingerprint {out['fingerprint']}), {out['seconds']:.2f} s")
+    rows = out["estimates"]
+    for r in rows[:20]:
+        print(f"  {r['name']:<16} estimate {r['estimate']:>14.6g}  ± {r['stderr']:.3g}")
+    if len(rows) > 20:
+        print(f"  ... {len(rows) - 20} more rows (use --json)")
     return 0
 
 
@@ -247,8 +291,23 @@ def build_parser():
     s.add_argument("config")
     s.add_argument("--devices", type=int)
     s.add_argument("--seed", type=int)
+    s.add_argument("--values", metavar="FILE",
+                   help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device each")
+    s.add_argument("--column", action="append", metavar="NAME",
+                   help="column of --values (repeat for several: an n x c input), default every column")
+    s.add_argument("--write-reports", dest="write_reports", metavar="FILE",
+                   help="write the simulated reports to FILE (docs/wire.md; format from --format or the extension)")
+    s.add_argument("--format", choices=["bin", "csv", "parquet"],
+                   help="format of --write-reports (default: .csv, .parquet by extension, else bin)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_simulate)
+    es = sub.add_parser("estimate", help="the mechanism's estimate on report files (streamed in chunks)")
+    es.add_argument("config")
+    es.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (docs/wire.md)")
+    es.add_argument("--format", choices=["bin", "csv", "parquet"],
+                    help="file format (default: .csv, .parquet by extension, else bin)")
+    es.add_argument("--json", action="store_true")
+    es.set_defaults(func=cmd_estimate)
     a = sub.add_parser("audit", help="exact realized epsilon of the implementation")
     a.add_argument("config")
     a.add_argument("--json", action="store_true")

@@ -23,10 +23,11 @@ LAYERS = {
     "fxdp.reports": 3,
     "fxdp.mechanisms": 4, "fxdp.finite": 4, "fxdp.registry": 4,
     "fxdp.audit": 5, "fxdp.accounting": 5, "fxdp.estimate": 5, "fxdp.estimate_rappor": 5, "fxdp.fleet": 5,
+    "fxdp.reportfiles": 5,
     "fxdp.plots": 6, "fxdp.config": 6, "fxdp.targets": 6, "fxdp.export": 6, "fxdp.cli": 6, "fxdp.demo": 6,
     "fxdp.__main__": 6,
 }
-UPPER = ("fxdp.audit", "fxdp.accounting", "fxdp.estimate", "fxdp.fleet", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli",
+UPPER = ("fxdp.audit", "fxdp.accounting", "fxdp.estimate", "fxdp.fleet", "fxdp.reportfiles", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli",
          "fxdp.demo")
 
 

@@ -15,6 +15,10 @@ checks:
   two ``port_mark()`` calls: identical instruction counts (QEMU, callgrind)
   or cycle counts (AVR) for the constant-time forms, and differing counts for
   the lazy forms (so the check can fail);
+* the report encoder (docs/wire.md): the parity releases encoded by the export's
+  fxdp_encode_report, framed by fxdp_encode_header and fxdp_report_crc32, give the
+  CRC-32 trailer of ``m.encode_reports`` on the simulated outputs, with no output refused
+  (the host test in tests/test_wire.py compares every byte);
 * entropy failure: a board hook that fails after 0, 1, 2, ... words gives
   FXDP_ERR_ENTROPY with the output untouched (or a complete release), and the
   failure is sticky; a DRBG whose seeding hook fails releases nothing.
@@ -61,7 +65,8 @@ def _is_ct(case):
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("export_targets")
     mechs = {c: make(c) for c in TARGET_CASES}
-    expected = {c: H.simulate_lines(m, E.device_spec(m), SEED, N) for c, m in mechs.items()}
+    outputs = {c: H.simulate_outputs(m, E.device_spec(m), SEED, N) for c, m in mechs.items()}
+    expected = {c: H.expected_lines(outputs[c], E.device_spec(m)) for c, m in mechs.items()}
 
     for t, c in JOBS:                                   # exports first (cheap), then the runs
         E.generate(mechs[c], t, base / t / c / "fw")
@@ -77,6 +82,7 @@ def runs(tmp_path_factory):
                               n_ct=CT_N if first else 0, n_drbg=N_DRBG if first else 0, entropy=first)
         res = H.run_harness(target, elf, count=first, timeout=900)
         res.seconds = time.perf_counter() - t0
+        res.wires = [(chunk * per, (chunk + 1) * per, res.wire)]     # this program's report batch
         return res
 
     # AVR jobs run as two programs (parity releases of devices [0, N/2) and [N/2, N)), so that the
@@ -99,8 +105,9 @@ def runs(tmp_path_factory):
             out[(t, c)] = f.result()
         else:
             out[(t, c)].parity += f.result().parity
+            out[(t, c)].wires += f.result().wires
             out[(t, c)].seconds = max(out[(t, c)].seconds, f.result().seconds)
-    return expected, out
+    return expected, out, outputs
 
 
 def _result(runs, target, case):
@@ -120,6 +127,18 @@ def test_parity_with_simulation(runs, target, case):
     assert len(res.parity) == N and not bad, \
         f"{target} {case}: {len(bad)} of {N} releases differ from m.simulate, first {bad[:3]}"
     assert res.drbg == want[:N_DRBG], "the DRBG keyed with (seed, device id) must give the same releases"
+
+
+@pytest.mark.parametrize("target, case", JOBS)
+def test_report_encoder(runs, target, case):
+    """Each program's parity releases, encoded on the target, are the batch m.encode_reports
+    writes for the simulated outputs (its CRC-32 trailer over header and every record)."""
+    res = _result(runs, target, case)
+    m, outputs = make(case), runs[2][case]
+    assert [(a, b) for a, b, _ in res.wires] == [(k * (N // len(res.wires)), (k + 1) * (N // len(res.wires)))
+                                                 for k in range(len(res.wires))]
+    for a, b, wire in res.wires:
+        assert wire == H.expected_wire(m, outputs[a:b]), f"{target} {case}: records {a}..{b - 1}"
 
 
 @pytest.mark.parametrize("target, case", JOBS)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .. import __version__
 from .. import targets as _targets
+from .wire_c import config_c_code, config_h_lines
 from .templates import CMAKE, CMAKE_TOOLCHAIN, INO, LIBRARY_PROPERTIES, MAIN_C, MAKEFILE, render
 from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal,  # noqa: F401
                    device_spec, exportable_kinds, find_csrc, library_sources)
@@ -163,6 +164,7 @@ def render_config_h(m, spec: DeviceSpec, target) -> str:
              f"extern const {spec.cfg_type} fxdp_cfg;", "",
              f"/* One release: {entry_function(spec, target)}(r, &fxdp_cfg, x, y). */",
              f"fxdp_status fxdp_release(fxdp_rng *r, {_wrapper_params(spec)});", "",
+             *config_h_lines(m, spec),
              "#ifdef __cplusplus", "}", "#endif", "", "#endif /* FXDP_CONFIG_H */", ""]
     return "\n".join(lines)
 
@@ -189,7 +191,7 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
               f"fxdp_status fxdp_release(fxdp_rng *r, {_wrapper_params(spec)})",
               "{",
               f"    return {fn}(r, &fxdp_cfg, x, y);",
-              "}", ""]
+              "}", "", config_c_code(m, spec)]
     return "\n".join(lines)
 
 

@@ -259,7 +259,7 @@ static uint32_t h_rand(uint32_t dev, uint32_t j, uint32_t salt)
 
 @@input_code@@
 static const char h_digits[] = "0123456789abcdef";
-static char h_line[40];
+static char h_line[@@line_len@@];
 static unsigned h_pos;
 
 static void h_hex32(uint32_t v, unsigned digits)
@@ -315,6 +315,25 @@ static void h_emit_status(char prefix, fxdp_status st)
     h_hex32((uint32_t)st, 1u);
     h_flush();
 }
+
+/* --- the report encoder (docs/wire.md): one batch of the parity releases --- */
+static uint8_t h_rec[FXDP_REPORT_BYTES];
+static uint8_t h_head[FXDP_REPORT_HEADER_BYTES];
+
+#if @@wire_dump@@
+/* the fingerprint text (docs/wire.md): its CRC-32 in C must be FXDP_REPORT_FINGERPRINT */
+static const char h_fp_text[] = @@fp_text@@;
+
+static void h_emit_bytes(char prefix, const uint8_t *b, uint32_t n)
+{
+    uint32_t j;
+    h_line[h_pos++] = prefix;
+    for (j = 0; j < n; j++) {
+        h_hex32(b[j], 2u);
+    }
+    h_flush();
+}
+#endif
 
 #if @@n_drbg@@ > 0
 /* --- DRBG seeded with (seed words, device id): must equal the keyed stream --- */
@@ -399,7 +418,7 @@ int main(void)
     fxdp_input_t x[FXDP_INPUT_COUNT];
     fxdp_output_t y[FXDP_OUTPUT_COUNT];
     fxdp_status st, st2;
-    uint32_t i;
+    uint32_t i, wire_crc, wire_bad = 0u;
 
     port_init();
     port_puts("BEGIN\n");
@@ -419,17 +438,60 @@ int main(void)
     port_puts("CT\n");
 #endif
 
-    /* 2. parity with the PC simulation */
+    /* 2. parity with the PC simulation; the outputs encoded as one report batch */
+    fxdp_encode_header((uint64_t)H_N, h_head);
+    wire_crc = fxdp_report_crc32(0u, h_head, FXDP_REPORT_HEADER_BYTES);
+#if @@wire_dump@@
+    h_emit_bytes('H', h_head, FXDP_REPORT_HEADER_BYTES);
+#endif
     for (i = 0; i < H_N; i++) {
         h_input(H_DEV0 + i, H_SALT_PARITY, x);
         fxdp_rng_init_seed(&r, h_seed, H_DEV0 + i, 0u, 0u);
         st = @@call@@;
         if (st == FXDP_OK) {
             h_emit('\0', y);
+            if (fxdp_encode_report(y, h_rec) != FXDP_OK) {
+                wire_bad++;
+            }
+            wire_crc = fxdp_report_crc32(wire_crc, h_rec, FXDP_REPORT_BYTES);
+#if @@wire_dump@@
+            h_emit_bytes('R', h_rec, FXDP_REPORT_BYTES);
+#endif
         } else {
             h_emit_status('P', st);
         }
     }
+    h_line[h_pos++] = 'Z';
+    h_hex32(wire_crc, 8u);
+    h_line[h_pos++] = ' ';
+    h_hex32(wire_bad, 8u);
+    h_flush();
+#if @@wire_dump@@
+    /* the fingerprint recomputed in C, and an output outside the layout refused */
+    h_line[h_pos++] = 'Y';
+    h_hex32(fxdp_report_crc32(0u, (const uint8_t *)h_fp_text, sizeof h_fp_text - 1u), 8u);
+    h_line[h_pos++] = ' ';
+    h_hex32(FXDP_REPORT_FINGERPRINT, 8u);
+    h_flush();
+#if @@has_bad@@
+    for (i = 0; i < FXDP_OUTPUT_COUNT; i++) {
+        y[i] = (fxdp_output_t)@@bad_value@@;
+    }
+    for (i = 0; i < FXDP_REPORT_BYTES; i++) {
+        h_rec[i] = 0xA5u;
+    }
+    st = fxdp_encode_report(y, h_rec);
+    wire_bad = 0u;
+    for (i = 0; i < FXDP_REPORT_BYTES; i++) {
+        wire_bad |= h_rec[i];
+    }
+    h_line[h_pos++] = 'Q';
+    h_hex32((uint32_t)st, 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32(wire_bad, 2u);
+    h_flush();
+#endif
+#endif
 
 #if @@n_drbg@@ > 0
     /* 3. the built-in DRBG keyed with the same (seed, device id) */
@@ -500,6 +562,17 @@ def _emit_element(ctype: str) -> str:
             "        h_hex32((uint32_t)((uint64_t)y[j] & UINT32_C(0xFFFFFFFF)), 8u);")
 
 
+def _bad_output(m, spec):
+    """A value of the output's C type outside the first report field (None if every value fits)."""
+    f = m.report_layout().fields[0]
+    bits, signed = CTYPES[spec.output["ctype"]]
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    for v in (f.hi + 1, f.hi + 2, f.lo - 1, f.lo - 2):
+        if lo <= v <= hi and v != f.escape:
+            return v
+    return None
+
+
 def seed_words(seed: int) -> list[int]:
     if not 0 <= int(seed) < 1 << 256:
         raise ValueError(f"seed must be an integer in [0, 2^256), got {seed!r}")
@@ -507,7 +580,9 @@ def seed_words(seed: int) -> list[int]:
 
 
 def render_harness(m, spec: DeviceSpec, seed: int, n: int, dev0: int = 0, n_ct: int = 0,
-                   n_drbg: int = 0, entropy: bool = True) -> str:
+                   n_drbg: int = 0, entropy: bool = True, wire_dump: bool = False) -> str:
+    """The harness program; wire_dump=True also prints the report batch's header and every
+    record in hex (the host test compares the bytes; emulators print only the batch CRC)."""
     from .templates import render
     model = input_model(m, spec)
     bits = CTYPES[spec.output["ctype"]][0]
@@ -518,12 +593,18 @@ def render_harness(m, spec: DeviceSpec, seed: int, n: int, dev0: int = 0, n_ct: 
         call = "fxdp_release(&r, x, y)"
     if dev0 < 0 or dev0 + n > CT_DEV0:
         raise ValueError("parity devices must lie below CT_DEV0")
-    return render(HARNESS_C, seed=", ".join(f"UINT32_C(0x{w:08X})" for w in seed_words(seed)),
+    bad = _bad_output(m, spec)
+    fp_text = m.report_layout().fingerprint_text.decode()
+    fp_c = '"' + fp_text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", '\\n"\n    "') + '"'
+    return render(HARNESS_C, has_bad=int(bad is not None), fp_text=fp_c,
+                  bad_value="0" if bad is None else _c_literal(bad, spec.output["ctype"]),
+                  seed=", ".join(f"UINT32_C(0x{w:08X})" for w in seed_words(seed)),
                   dev0=dev0, n=n, n_ct=n_ct, n_drbg=n_drbg, ct_dev0=f"0x{CT_DEV0:08X}",
                   salt_parity=f"0x{SALT_PARITY:08X}", salt_ct=f"0x{SALT_CT:08X}",
                   entropy=1 if entropy else 0, input_code=model.c_code(), hashed=1 if hashed else 0,
                   uout_t=f"uint{bits}_t", emit_element=_emit_element(spec.output["ctype"]),
-                  steps=", ".join(f"{s}u" for s in ENTROPY_STEPS), call=call)
+                  steps=", ".join(f"{s}u" for s in ENTROPY_STEPS), call=call, wire_dump=int(wire_dump),
+                  line_len=max(40, 2 * max(m.report_layout().record_bytes, 24) + 4))
 
 
 # ---------------------------------------------------------------------------
@@ -536,6 +617,11 @@ class HarnessResult:
     drbg: list = field(default_factory=list)
     entropy: list = field(default_factory=list)    # (steps, st, untouched, st2, untouched2)
     drbg_fail: tuple | None = None                 # (st_init, st_release, untouched)
+    wire: tuple | None = None                      # (CRC-32 of the parity batch, records refused)
+    wire_fingerprint: tuple | None = None          # (CRC-32 of the fingerprint text in C, FXDP_REPORT_FINGERPRINT)
+    wire_refused: tuple | None = None              # (status, OR of the record bytes) for an output out of range
+    wire_header: bytes = b""                       # the batch header (wire_dump=True)
+    wire_records: list = field(default_factory=list)   # each record's bytes (wire_dump=True)
     ct_counts: list = field(default_factory=list)  # region counts of the releases
     ct_errors: list = field(default_factory=list)
     exit_code: int = 0
@@ -558,6 +644,19 @@ def parse(lines: list[str], counts, target: str, exit_code: int) -> HarnessResul
         elif c == "F":
             s, st, u, st2, u2 = ln[1:].split()
             res.entropy.append((int(s, 16), int(st, 16), int(u), int(st2, 16), int(u2)))
+        elif c == "Z":
+            crc, bad = ln[1:].split()
+            res.wire = (int(crc, 16), int(bad, 16))
+        elif c == "Y":
+            a, b = ln[1:].split()
+            res.wire_fingerprint = (int(a, 16), int(b, 16))
+        elif c == "Q":
+            a, b = ln[1:].split()
+            res.wire_refused = (int(a, 16), int(b, 16))
+        elif c == "H":
+            res.wire_header = bytes.fromhex(ln[1:])
+        elif c == "R":
+            res.wire_records.append(bytes.fromhex(ln[1:]))
         elif c == "G":
             a, b, u = ln[1:].split()
             res.drbg_fail = (int(a, 16), int(b, 16), int(u))
@@ -592,13 +691,24 @@ def run_harness(target, elf, count=False, timeout=600.0) -> HarnessResult:
     return parse(r.lines, r.region_counts, t, r.exit_code)
 
 
-def simulate_lines(m, spec, seed: int, n: int, dev0: int = 0) -> list[str]:
-    """What the parity phase must print: m.simulate over the same inputs and device ids."""
+def simulate_outputs(m, spec, seed: int, n: int, dev0: int = 0):
+    """m.simulate over the parity phase's inputs and device ids."""
     model = input_model(m, spec)
     devs = np.arange(dev0, dev0 + n, dtype=np.uint64)
     values = model.for_simulate(devs, SALT_PARITY)
-    out = m.simulate(values, seed, device_ids=devs)
-    return expected_lines(out, spec)
+    return m.simulate(values, seed, device_ids=devs)
+
+
+def simulate_lines(m, spec, seed: int, n: int, dev0: int = 0) -> list[str]:
+    """What the parity phase must print: m.simulate over the same inputs and device ids."""
+    return expected_lines(simulate_outputs(m, spec, seed, n, dev0), spec)
+
+
+def expected_wire(m, outputs) -> tuple:
+    """What the parity phase's wire line must say: (CRC-32 of m.encode_reports(outputs) without
+    its trailer, i.e. the trailer itself; 0 records refused)."""
+    data = m.encode_reports(outputs)
+    return int.from_bytes(data[-4:], "little"), 0
 
 
 def compare(expected: list[str], got: list[str]) -> int:
@@ -631,7 +741,7 @@ def check_entropy(res: HarnessResult) -> list[str]:
 
 
 __all__ = ["InputModel", "input_model", "hrand", "mix32", "render_harness", "build_harness", "run_harness",
-           "simulate_lines", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
+           "simulate_lines", "simulate_outputs", "expected_wire", "host_report_batch", "host_wire_run", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
            "SALT_PARITY", "SALT_CT", "CT_DEV0"]
 
 
@@ -657,3 +767,32 @@ def verify_on_host(m, fw_dir, seed=0, devices=10_000, build_dir=None):
         res = run_harness("host", elf, timeout=max(60.0, devices / 2000))
     expected = simulate_lines(m, spec, seed, devices)
     return {"releases": devices, "mismatches": compare(expected, res.parity)}
+
+
+def host_wire_run(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> HarnessResult:
+    """Run the parity releases of the export in fw_dir on the host with the report encoder's
+    dump: every record, the header, the batch CRC, the fingerprint recomputed by the C CRC-32
+    (``wire_fingerprint``) and the encoder's answer to an output outside the layout
+    (``wire_refused``: status and the OR of the record bytes, None if every value fits)."""
+    devices = int(devices)
+    if devices < 1:
+        raise ValueError(f"devices must be >= 1, got {devices}")
+    library_sources(fw_dir)
+    with tempfile.TemporaryDirectory(prefix="fxdp-wire-") as tmp:
+        bdir = Path(build_dir) if build_dir else Path(tmp)
+        elf = build_harness(m, fw_dir, "host", bdir, opt="-O2", seed=seed, n=devices, n_drbg=0,
+                            entropy=False, wire_dump=True)
+        return run_harness("host", elf, timeout=max(60.0, devices / 1000))
+
+
+def host_report_batch(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> bytes:
+    """The report batch the export in fw_dir writes on the host for the parity releases (device
+    ids 0..devices-1, keyed stream of `seed`, the harness's synthetic inputs): the C encoder's
+    header and records and its CRC-32 trailer, to compare with
+    ``m.encode_reports(simulate_outputs(m, spec, seed, devices))``.  RuntimeError if a release
+    failed or the C encoder refused an output."""
+    res = host_wire_run(m, fw_dir, seed, devices, build_dir)
+    if res.wire is None or res.wire[1] or len(res.wire_records) != int(devices):
+        raise RuntimeError(f"host wire run: {len(res.wire_records)} of {devices} records, "
+                           f"{res.wire[1] if res.wire else '?'} refused by fxdp_encode_report")
+    return res.wire_header + b"".join(res.wire_records) + res.wire[0].to_bytes(4, "little")

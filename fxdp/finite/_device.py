@@ -10,6 +10,7 @@ same integers ``m.simulate`` returns.  The naive mechanism (Example 1.1) and
 from __future__ import annotations
 
 from ..mechanisms._device import SRC_RNG, _init, i64, u32
+from .constants import EXCEPTION_RAW
 
 SRC_FINITE = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_laplace.c", "fxdp_fixed.c",
                         "fxdp_fixmath.c", "fxdp_laplace_fixed.c"]
@@ -28,15 +29,19 @@ def _box(m):
     return f"[{m.lo}, {m.hi}] raw {m.qformat.name} (= [{m.decode(m.lo)}, {m.decode(m.hi)}]), step L = {m.step} raw"
 
 
-def _io(m, count):
-    return ({"ctype": "int64_t", "count": count, "min": m.lo, "max": m.hi},
-            {"ctype": "int64_t", "count": count})
+def _io(m, count, exception=False):
+    """(input, output) of a device spec; outputs lie in the box, or are INT64_MIN (the report
+    layout's escape, docs/wire.md) where the mechanism has an exception value."""
+    out = {"ctype": "int64_t", "count": count, "min": m.lo, "max": m.hi}
+    if exception:
+        out["escape"] = EXCEPTION_RAW
+    return ({"ctype": "int64_t", "count": count, "min": m.lo, "max": m.hi}, out)
 
 
 def laplace_fixed_spec(m):
     _refuse_unsafe(m)
     k, method, B, shift, nshift, lo, hi, step, cap, trunc = m.kernel_params()
-    inp, out = _io(m, 1)
+    inp, out = _io(m, 1, exception=trunc != 1)
     trunc_text = ("outside the box: the nearer bound (clamp, Remark 2)" if trunc == 1
                   else f"outside the box: {EXCEPTION_NOTE}")
     return {
@@ -59,7 +64,7 @@ def laplace_fixed_spec(m):
 def planar_laplace_fixed_spec(m):
     _refuse_unsafe(m)
     ka, kr, B, shift, lo, hi, step, cap = m.kernel_params()
-    inp, out = _io(m, 2)
+    inp, out = _io(m, 2, exception=True)
     return {
         "c_function": "fxdp_planar_laplace_fixed_release",
         "cfg_type": "fxdp_planar_laplace_fixed_params",

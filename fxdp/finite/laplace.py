@@ -216,7 +216,17 @@ class _FixedBase(Mechanism):
         span = (self.hi - self.lo) // 4
         shape = (devices, 2) if self.planar else devices
         values = rng.integers(self.lo + span, self.hi - span + 1, size=shape).astype(np.int64)
-        return values, values.mean(axis=0) / (1 << self.F)
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """The mean of the raw fixed-point values, in value units (planar: the mean point)."""
+        import numpy as np
+        x = np.asarray(values)
+        want = 2 if self.planar else 1
+        if x.dtype.kind not in "iu" or x.ndim != want or (self.planar and x.shape[1] != 2) or x.shape[0] == 0:
+            raise ValueError(f"values must be raw {self.qformat.name} integers of shape "
+                             f"{'(n, 2)' if self.planar else '(n,)'}, n >= 1, got {x.dtype} {x.shape}")
+        return x.astype(np.int64).mean(axis=0) / (1 << self.F)
 
     def harness_inputs(self):
         # raw fixed-point inputs: the box [lo, hi] widened by a quarter on each side (clamped by

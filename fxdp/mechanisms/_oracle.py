@@ -52,7 +52,12 @@ class ItemOracle(Mechanism):
         rng = np.random.default_rng([seed, 0x5EED])
         w = 1.0 / np.arange(1, self.d + 1) ** 1.1
         values = rng.choice(self.d, size=devices, p=w / w.sum()).astype(np.int64)
-        return values, np.bincount(values, minlength=self.d) / devices
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """Each item's share."""
+        x = self.fleet_inputs(values)
+        return np.bincount(x, minlength=self.d) / x.shape[0]
 
     def harness_inputs(self):
         return {"kind": "index", "n": self.d}

@@ -30,7 +30,8 @@ Estimation
     ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,
     truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
     devices, seed)``: (true values in device form, true statistic) for the
-    demo, ``fxdp simulate`` and the error plot.  Frequency oracles also give
+    demo, ``fxdp simulate`` and the error plot; ``true_statistic(values)``: that statistic
+    of given true values (``fxdp simulate --values``).  Frequency oracles also give
     ``frequency_support(reports)``: an ``fxdp.reports.Support`` (per-item
     support counts and the exact support probabilities p, q), on which
     ``fxdp.estimate.ibu`` and the generic unbiased estimator run.
@@ -46,6 +47,19 @@ Device form (export)
     ``CConfig``; ``release_output(out)``: the Python value of one device-form
     output (the C bridge's single release); ``harness_inputs()``: the synthetic-input model of the export
     harness (``fxdp.export.harness.InputModel`` keyword arguments).
+Reports on the wire (docs/wire.md)
+    ``report_fields()``: the record layout, a list of ``ReportField(name, count, lo, hi,
+    escape=None)`` covering the device output elements in order; the default is one field ``y``
+    over ``device_spec()["output"]`` with its ``"min"``/``"max"``/``"escape"`` keys, else the
+    whole range of its C type, so a family states its range there (one line) or overrides this
+    for several fields (full RAPPOR: the cohort's two bytes, then the k bits; a local-hashing
+    report: ``[ReportField("seed", 1, 0, 2**32 - 1), ReportField("y", 1, 0, g - 1)]``; subset
+    selection: ``[ReportField("items", k, 0, d - 1)]``; a one-bit numeric mechanism:
+    ``[ReportField("b", 1, 0, 1)]``).  ``report_dtype``: numpy dtype of decoded reports (what
+    ``simulate`` returns; None: the output C type).  ``report_layout()`` (fields, fingerprint,
+    record size), ``encode_reports(outputs)`` -> bytes, ``decode_reports(bytes_or_path_or_file)``,
+    ``iter_report_chunks(source)`` (streaming), ``report_statistic()`` (the mergeable sufficient
+    statistic ``fxdp estimate`` streams into; default the multiset of reports) are generic.
 Plots
     ``default_pair()``: a neighbouring input pair; ``output_distribution(x,
     x_prime)``: an ``fxdp.mechanisms.distribution.OutputDistribution``.
@@ -173,6 +187,68 @@ class Mechanism:
     def synthetic_population(self, devices, seed):
         """(true inputs in device form, true statistic): a seeded synthetic population."""
         raise NotImplementedError(f"{self.kind}: no synthetic population")
+
+    def true_statistic(self, values):
+        """The statistic estimate() estimates, computed exactly on true inputs (as simulate takes
+        them; ValueError for invalid ones): fxdp simulate --values compares against it."""
+        raise NotImplementedError(f"{self.kind}: no true statistic of given values (fxdp simulate --values)")
+
+    # --- reports on the wire (docs/wire.md) ------------------------------------------
+    report_dtype = None            # numpy dtype of decoded reports (None: the output C type)
+
+    def report_fields(self):
+        """The record layout: ReportFields over the device output elements, in order (default:
+        one field from device_spec()["output"], see the module docstring)."""
+        return None
+
+    def report_layout(self):
+        """The wire layout (fxdp.mechanisms._wire.ReportLayout): fields, record size, fingerprint.
+        ValueError for a configuration without a device form (it has no device reports)."""
+        from ._wire import layout_from_spec
+        cached = getattr(self, "_report_layout", None)
+        if cached is None:
+            try:
+                spec = self.device_spec()
+            except NotImplementedError:
+                raise ValueError(f"{self.kind}: no C device form, hence no device reports and no wire "
+                                 "format") from None
+            cached = layout_from_spec(self.kind, spec, self.report_fields(), self.report_dtype)
+            self._report_layout = cached
+        return cached
+
+    @property
+    def report_fingerprint(self):
+        """The 32-bit fingerprint of the realized configuration (docs/wire.md)."""
+        return self.report_layout().fingerprint
+
+    def encode_reports(self, outputs):
+        """One report batch (bytes: header, packed records, CRC-32) of outputs as simulate returns
+        them; ValueError naming the record of a value outside the layout's range."""
+        from ._wire import encode
+        return encode(self.report_layout(), outputs)
+
+    def decode_reports(self, source):
+        """Every report in source (bytes, a path or a binary file: one or more batches) as
+        simulate returns them.  WireError (a ValueError) naming the byte offset on a wrong magic,
+        version, fingerprint or record size, a truncated batch, a record out of range, a CRC
+        mismatch or trailing bytes; nothing is returned then."""
+        from ._wire import decode
+        return decode(self.report_layout(), source)
+
+    def iter_report_chunks(self, source, chunk_records=1 << 16):
+        """Yield (first record index, reports chunk) over source; the data is whole only if the
+        iteration ends without an error (each batch's CRC is checked at its end)."""
+        from ._wire import iter_chunks
+        layout = self.report_layout()
+        for first, mat in iter_chunks(layout, source, chunk_records):
+            yield first, layout.shaped(mat)
+
+    def report_statistic(self):
+        """A fresh mergeable sufficient statistic for streaming estimation: ``add(reports)``,
+        ``merge(other)``, ``n``, ``estimate_rows(truth=None)`` equal to ``estimate_rows`` on all
+        the reports added.  Default: the multiset of reports (_wire.ReportMultiset)."""
+        from ._wire import ReportMultiset
+        return ReportMultiset(self, self.report_layout())
 
     # --- device form -------------------------------------------------------------
     def device_spec(self, dim=None):

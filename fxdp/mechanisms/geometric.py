@@ -255,9 +255,14 @@ class Geometric(Mechanism):
         values = rng.integers(mid - span, mid + span + 1, size=devices).astype(np.int64)
         if self.vector:
             values = values.reshape(devices, 1)
-        if self.table is not None and not self.vector:    # bounded, constant time: the estimate is a mean
-            return values, float(values.mean())
-        return values, float(values.sum())
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """The mean (bounded scalar with a table: the estimate is a mean), else the sum."""
+        x = self.fleet_inputs(values)
+        if self.table is not None and not self.vector:
+            return float(x.mean())
+        return float(x.sum())
 
     # --- device form
     def c_config(self, dim=None):
@@ -418,7 +423,7 @@ def _device_spec(m, dim):
         "cfg_init": _init(fields),
         "tables": tables,
         "input": {"ctype": "int64_t", "count": n},
-        "output": {"ctype": "int64_t", "count": n},
+        "output": {"ctype": "int64_t", "count": n, "min": lo, "max": hi},
         "sources": list(SRC_GEOMETRIC),
         "summary": (f"geometric mechanism on {what}: {noise}, saturated to {bounds}; epsilon <= "
                     f"{m.epsilon!r} per unit of L1 distance; "

@@ -84,6 +84,7 @@ def fwht(a):
 class HadamardResponse(ItemOracle):
     """Hadamard response over d items (see the module docstring)."""
     kind = "hadamard_response"
+    report_dtype = "int64"         # decoded reports as simulate returns them
     MAX_D = MAX_D
 
     def __init__(self, d, epsilon, constant_time=False, bits=32):
@@ -150,8 +151,12 @@ class HadamardResponse(ItemOracle):
             raise ValueError(f"reports must be a 1-d array of indices in [0, {self.K})")
         if y.size and (y.min() < 0 or y.max() >= self.K):
             raise ValueError(f"reports must be indices in [0, {self.K}) (K = {self.K})")
-        n = y.shape[0]
-        w = fwht(np.bincount(y.astype(np.int64), minlength=self.K).astype(np.int64))
+        return self._counts_from_histogram(np.bincount(y.astype(np.int64), minlength=self.K))
+
+    def _counts_from_histogram(self, hist):
+        hist = np.asarray(hist, dtype=np.int64)
+        n = int(hist.sum())
+        w = fwht(hist)
         return (n + w[1:self.d + 1]) // 2, n
 
     def frequency_support(self, reports):
@@ -167,6 +172,20 @@ class HadamardResponse(ItemOracle):
         Var(f_x) = (f_x p(1-p) + (1 - f_x)/4) / (n (p - 1/2)^2) exactly (independent devices);
         the standard error plugs in f_x clipped to [0, 1]."""
         return self.frequency_support(reports).unbiased()
+
+    def estimate_from_histogram(self, hist, s=None, n=None):
+        """The estimate from the report histogram (hist[y] = reports equal to y), or from
+        (S_x, n) when hist is None: estimate's formula."""
+        if hist is not None:
+            s, n = self._counts_from_histogram(hist)
+        if n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        return Support(np.asarray(s, dtype=np.int64), int(n), self.p, Fraction(1, 2)).unbiased()
+
+    def report_statistic(self):
+        """The report histogram (K counts): streaming estimation in O(K) memory."""
+        from ._wire import Histogram
+        return Histogram(self, self.report_layout(), self.estimate_from_histogram)
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of an item with true frequency f."""
@@ -187,7 +206,7 @@ class HadamardResponse(ItemOracle):
                                ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.K - 1},
             "sources": list(SRC_HR),
             "summary": (f"Hadamard response over d = {self.d} items, K = {self.K}: the report is uniform in "
                         f"C_x = {{y : popcount((x+1) & y) even}} w.p. p = {_p(self.p)}, else in its complement "

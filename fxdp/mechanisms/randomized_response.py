@@ -35,6 +35,7 @@ class RandomizedResponseBool(Mechanism):
     exactly k bits) and returns x XNOR keep.
     """
     kind = "randomized_response_bool"
+    report_dtype = "bool"          # decoded reports as simulate returns them
     input_domain = output_domain = "AtomDomain(bool)"
     input_metric = "DiscreteMetric"
 
@@ -103,14 +104,35 @@ class RandomizedResponseBool(Mechanism):
         if p <= 0.5:
             raise ValueError("prob = 1/2 carries no information: nothing to estimate")
         y = reports_array(reports).astype(np.float64)
-        n, ybar = y.size, y.mean()
+        return self._estimate_from_mean(y.mean(), y.size)
+
+    def estimate_from_histogram(self, hist):
+        """The estimate from hist = (reports of 0, reports of 1): estimate's formula (the mean of
+        0/1 reports is exactly hist[1] / n)."""
+        hist = np.asarray(hist, dtype=np.int64)
+        n = int(hist.sum())
+        return self._estimate_from_mean(hist[1] / n, n)
+
+    def _estimate_from_mean(self, ybar, n):
+        p = float(self.p_realized)
+        if p <= 0.5:
+            raise ValueError("prob = 1/2 carries no information: nothing to estimate")
         est = (ybar - (1 - p)) / (2 * p - 1)
         se = math.sqrt(ybar * (1 - ybar) / n) / (2 * p - 1)
         return Estimate("frequency(true)", est, se)
 
+    def report_statistic(self):
+        """The counts of 0 and 1 reports: streaming estimation in O(1) memory."""
+        from ._wire import Histogram
+        return Histogram(self, self.report_layout(), self.estimate_from_histogram)
+
     def synthetic_population(self, devices, seed):
         values = np.random.default_rng([seed, 0x5EED]).random(devices) < 0.3
-        return values, float(values.mean())
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """The share of true values."""
+        return float(self.fleet_inputs(values).mean())
 
     # --- device form
     def device_spec(self, dim=None):
@@ -122,7 +144,7 @@ class RandomizedResponseBool(Mechanism):
             "cfg_init": _init([("a", u64(self.a)), ("k", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint8_t", "count": 1},
-            "output": {"ctype": "uint8_t", "count": 1},
+            "output": {"ctype": "uint8_t", "count": 1, "min": 0, "max": 1},
             "sources": list(SRC_RR),
             "summary": (f"binary randomized response: out = x with probability p = a/2^{self.bits} = "
                         f"{_p(self.p_realized)}, else 1 - x (x, out in {{0, 1}}); epsilon <= {self.epsilon!r}; "
@@ -176,6 +198,7 @@ class RandomizedResponse(Mechanism):
         constant time (it reveals non-membership, not the value).
     """
     kind = "randomized_response"
+    report_dtype = "int64"         # decoded reports as simulate returns them (category indices)
     input_metric = "DiscreteMetric"
 
     def __init__(self, categories, prob, constant_time=False, bits=32):
@@ -304,8 +327,18 @@ class RandomizedResponse(Mechanism):
         idx = reports_array(indices)
         if idx.min() < 0 or idx.max() >= t:
             raise ValueError(f"indices must be in [0, {t - 1}]")
-        n = idx.size
-        y = np.bincount(idx, minlength=t) / n
+        return self.estimate_from_histogram(np.bincount(idx, minlength=t))
+
+    def estimate_from_histogram(self, hist):
+        """The estimate from hist[c], the number of reports of category c: estimate's formula."""
+        t = self.t
+        p = float(self.p_realized)
+        q = (1 - p) / (t - 1)
+        if p <= q:
+            raise ValueError("prob = 1/t carries no information: nothing to estimate")
+        hist = np.asarray(hist, dtype=np.int64)
+        n = int(hist.sum())
+        y = hist / n
         est = (y - q) / (p - q)
         se = np.sqrt(y * (1 - y) / n) / (p - q)
         return Estimate("frequency", est, se)
@@ -319,6 +352,11 @@ class RandomizedResponse(Mechanism):
         p = self.p_realized
         return Support(np.bincount(idx.ravel(), minlength=self.t).astype(np.int64), int(idx.size),
                        p, (1 - p) / (self.t - 1))
+
+    def report_statistic(self):
+        """The report histogram (t counts): streaming estimation in O(t) memory."""
+        from ._wire import Histogram
+        return Histogram(self, self.report_layout(), self.estimate_from_histogram)
 
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of a category with true frequency f among
@@ -334,7 +372,12 @@ class RandomizedResponse(Mechanism):
         rng = np.random.default_rng([seed, 0x5EED])
         weights = 1.0 / np.arange(1, self.t + 1)
         values = rng.choice(self.t, size=devices, p=weights / weights.sum()).astype(np.int64)
-        return values, np.bincount(values, minlength=self.t) / devices
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """Each category's share (index t, "not a category", counts in n only)."""
+        x = self.fleet_inputs(values)
+        return np.bincount(x, minlength=self.t + 1)[:self.t] / x.shape[0]
 
     # --- device form
     def device_spec(self, dim=None):
@@ -354,7 +397,7 @@ class RandomizedResponse(Mechanism):
             "cfg_init": _init(fields),
             "tables": tables,
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.t - 1},
             "sources": list(SRC_RR),
             "summary": (f"k-ary randomized response over t = {self.t} categories: the truth w.p. p = "
                         f"w0/2^{self.bits} = {_p(self.p_realized)}, each other category w.p. {self.w}/2^{self.bits}; "

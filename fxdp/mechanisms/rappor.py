@@ -135,11 +135,22 @@ class Rappor(Mechanism):
         y = reports_array(reports)
         if y.ndim != 2 or y.shape[1] != self.k:
             raise ValueError(f"reports must be an n x {self.k} matrix of bits")
-        n = y.shape[0]
-        counts = y.sum(axis=0).astype(np.float64)
+        return self.estimate_from_sums(y.sum(axis=0), y.shape[0])
+
+    def estimate_from_sums(self, sums, n):
+        """The estimate from n and Y_i, the number of reports with bit i set (estimate's formula)."""
+        f = float(self.f_realized)
+        if f >= 1:
+            raise ValueError("f = 1 makes every bit a fair coin: nothing to estimate")
+        counts = np.asarray(sums, dtype=np.int64).astype(np.float64)
         est = (counts - n * f / 2) / (1 - f)
         se = np.full(self.k, rappor_stderr(f, n))
         return Estimate("count", est, se)
+
+    def report_statistic(self):
+        """Per-bit sums and n (streaming estimation in O(k) memory)."""
+        from ._wire import ColumnSums
+        return ColumnSums(self, self.report_layout(), self.estimate_from_sums)
 
     def synthetic_population(self, devices, seed):
         rng = np.random.default_rng([seed, 0x5EED])
@@ -149,7 +160,11 @@ class Rappor(Mechanism):
         for j in range(self.m):
             cols = rng.choice(self.k, size=devices, p=popular / popular.sum())
             values[np.arange(devices)[ones > j], cols[ones > j]] = 1
-        return values, values.sum(axis=0).astype(np.float64)
+        return values, self.true_statistic(values)
+
+    def true_statistic(self, values):
+        """The number of devices holding each bit."""
+        return self.fleet_inputs(values).sum(axis=0).astype(np.float64)
 
     # --- device form
     def device_spec(self, dim=None):
@@ -166,7 +181,7 @@ class Rappor(Mechanism):
                                ("m", u32(self.m))]),
             "tables": [],
             "input": {"ctype": "uint8_t", "count": self.k},
-            "output": {"ctype": "uint8_t", "count": self.k},
+            "output": {"ctype": "uint8_t", "count": self.k, "min": 0, "max": 1},
             "sources": list(SRC_RAPPOR),
             "summary": (f"basic RAPPOR: {self.k} input bits (0/1 bytes, at most m = {self.m} ones), each flipped "
                         f"w.p. f/2 = a/2^{self.bits} = {_p(self.flip_prob)} (f = {_p(self.f_realized)}); "

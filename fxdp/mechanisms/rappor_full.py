@@ -584,6 +584,14 @@ class RapporFull(Mechanism):
                 f"UINT32_C({self.k}), UINT32_C({self.h}), UINT32_C({self.cohorts}), "
                 f"UINT32_C({self.value_bytes}), UINT32_C({self.bits}), UINT32_C({int(self.constant_time)}) }}")
 
+    def report_fields(self):
+        """The record (docs/wire.md): the cohort's two bytes as the device writes them, each in
+        its range (the high byte takes no bits below 257 cohorts), then the k report bits."""
+        from ._wire import ReportField
+        top = self.cohorts - 1
+        return [ReportField("cohort_lo", 1, 0, min(top, 255)), ReportField("cohort_hi", 1, 0, top >> 8),
+                ReportField("bits", self.k, 0, 1)]
+
     def device_spec(self):
         """What firmware export needs: the C entry point, its config and I/O (see docs/rappor_full.md)."""
         return {

@@ -123,6 +123,15 @@ class UnaryEncoding(ItemOracle):
         the standard error plugs in f_i clipped to [0, 1]."""
         return self.frequency_support(reports).unbiased()
 
+    def estimate_from_sums(self, sums, n):
+        """The estimate from n and Y_i, the number of reports with bit i set (estimate's formula)."""
+        return Support(np.asarray(sums, dtype=np.int64), int(n), self.p, self.q).unbiased()
+
+    def report_statistic(self):
+        """Per-bit sums and n (streaming estimation in O(d) memory)."""
+        from ._wire import ColumnSums
+        return ColumnSums(self, self.report_layout(), self.estimate_from_sums)
+
     def variance(self, f, n):
         """Closed-form variance of the frequency estimate of an item with true frequency f."""
         p, q = float(self.p), float(self.q)
@@ -143,7 +152,7 @@ class UnaryEncoding(ItemOracle):
                                ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint8_t", "count": self.d},
+            "output": {"ctype": "uint8_t", "count": self.d, "min": 0, "max": 1},
             "sources": list(SRC_UE),
             "summary": (f"unary encoding, {name}, over d = {self.d} items: report bit i is 1 w.p. "
                         f"p = {_p(self.p)} for the input's item, q = {_p(self.q)} otherwise; epsilon <= "
