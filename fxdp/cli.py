@@ -81,11 +81,23 @@ def cmd_simulate(args):
         population = population_from_values(m, values)
     elif args.column:
         raise ValueError("--column applies to --values")
-    _, reports, truth, seconds = simulate_fleet(m, devices, seed, population=population)
-    rows = estimate_rows(m, reports, truth)
+    client = _dask_client(args)
+    if client is not None:
+        if args.write_reports:
+            raise ValueError("--write-reports needs the reports on this machine: use --engine local")
+        from .dask_engine import simulate_statistic
+        values, truth = population if population is not None else m.synthetic_population(devices, seed)
+        try:
+            stat, seconds = simulate_statistic(m, values, seed, client, args.partitions)
+        finally:
+            client.close()
+        rows = stat.estimate_rows(truth)
+    else:
+        _, reports, truth, seconds = simulate_fleet(m, devices, seed, population=population)
+        rows = estimate_rows(m, reports, truth)
     out = {"mechanism": repr(m), "devices": devices, "seed": seed, "epsilon": m.epsilon,
            "seconds": seconds, "estimates": rows,
-           "population": str(args.values) if args.values else "synthetic"}
+           "population": str(args.values) if args.values else "synthetic", "engine": args.engine}
     if args.write_reports:
         from .reportfiles import guess_format, write_reports
         write_reports(m, reports, args.write_reports, args.format)
@@ -112,7 +124,16 @@ def cmd_estimate(args):
     from .reportfiles import estimate_files
     cfg = load_config(args.config)
     m = cfg.mechanism
-    out = estimate_files(m, args.reports, args.format, progress=False if args.json else None)
+    client = _dask_client(args)
+    if client is not None:
+        from .dask_engine import estimate_dask
+        try:
+            out = estimate_dask(m, args.reports, client, args.format)
+        finally:
+            client.close()
+    else:
+        out = estimate_files(m, args.reports, args.format, progress=False if args.json else None)
+        out["engine"] = "local"
     if args.json:
         _print_json(out)
         return 0
@@ -268,6 +289,28 @@ def cmd_demo(args):
     return 0
 
 
+def _engine_args(p):
+    p.add_argument("--engine", choices=["local", "dask"], default="local",
+                   help="dask: shard over a Dask cluster (pip install 'fxdp[dask]'; docs/scale.md)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --engine dask: the scheduler to join (default: a LocalCluster)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="with --engine dask and no --scheduler: LocalCluster worker processes (default 2)")
+    p.add_argument("--partitions", type=int, help="with --engine dask: fleet partitions (default 4 per worker)")
+
+
+def _dask_client(args):
+    if args.engine != "dask":
+        for flag in ("scheduler", "partitions"):
+            if getattr(args, flag, None) is not None:
+                raise ValueError(f"--{flag} applies to --engine dask")
+        return None
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    from .dask_engine import connect
+    return connect(args.scheduler, args.workers)
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="fxdp", description="Exact differential privacy for small devices.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -300,6 +343,7 @@ def build_parser():
     s.add_argument("--format", choices=["bin", "csv", "parquet"],
                    help="format of --write-reports (default: .csv, .parquet by extension, else bin)")
     s.add_argument("--json", action="store_true")
+    _engine_args(s)
     s.set_defaults(func=cmd_simulate)
     es = sub.add_parser("estimate", help="the mechanism's estimate on report files (streamed in chunks)")
     es.add_argument("config")
@@ -307,6 +351,7 @@ def build_parser():
     es.add_argument("--format", choices=["bin", "csv", "parquet"],
                     help="file format (default: .csv, .parquet by extension, else bin)")
     es.add_argument("--json", action="store_true")
+    _engine_args(es)
     es.set_defaults(func=cmd_estimate)
     a = sub.add_parser("audit", help="exact realized epsilon of the implementation")
     a.add_argument("config")

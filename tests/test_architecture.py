@@ -25,9 +25,9 @@ LAYERS = {
     "fxdp.audit": 5, "fxdp.accounting": 5, "fxdp.estimate": 5, "fxdp.estimate_rappor": 5, "fxdp.fleet": 5,
     "fxdp.reportfiles": 5,
     "fxdp.plots": 6, "fxdp.config": 6, "fxdp.targets": 6, "fxdp.export": 6, "fxdp.cli": 6, "fxdp.demo": 6,
-    "fxdp.__main__": 6,
+    "fxdp.__main__": 6, "fxdp.dask_engine": 6,
 }
-UPPER = ("fxdp.audit", "fxdp.accounting", "fxdp.estimate", "fxdp.fleet", "fxdp.reportfiles", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli",
+UPPER = ("fxdp.audit", "fxdp.accounting", "fxdp.estimate", "fxdp.fleet", "fxdp.reportfiles", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli", "fxdp.dask_engine",
          "fxdp.demo")
 
 

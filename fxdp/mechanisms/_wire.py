@@ -392,7 +392,11 @@ class ReportMultiset:
 
     def add(self, reports):
         mat = np.asarray(reports).reshape(-1, self.layout.count)
-        rows, counts = np.unique(mat, axis=0, return_counts=True)
+        if mat.shape[1] == 1:          # one value per report: the 1-d unique is ~10x faster than axis=0
+            rows, counts = np.unique(mat[:, 0], return_counts=True)
+            rows = rows[:, None]
+        else:
+            rows, counts = np.unique(mat, axis=0, return_counts=True)
         self._queue(rows.astype(self.layout.dtype), counts.astype(np.int64))
         return self
 

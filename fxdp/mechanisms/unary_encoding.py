@@ -26,7 +26,7 @@ from itertools import product
 import numpy as np
 
 from ..conservative import exp_interval, float_up, log_up
-from ..reports import AuditReport, Estimate, Support, ratio_eps, reports_array
+from ..reports import AuditReport, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
