@@ -313,6 +313,7 @@ class _Longitudinal(ItemOracle):
 
 class LongitudinalGRR(_Longitudinal):
     """L-GRR over d items (see the module docstring)."""
+    report_dtype = "int64"         # decoded reports as simulate returns them (items)
     kind = "longitudinal_grr"
     AUDIT_ENUM_D = 12
 
@@ -427,7 +428,7 @@ class LongitudinalGRR(_Longitudinal):
             "cfg_init": _init(self._cfg_fields()),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.d - 1},
             "sources": list(SRC_LONG),
             "summary": (f"longitudinal GRR over d = {self.d} items: permanent GRR p1 = {_p(self.p1)} memoized "
                         f"from the device secret, instantaneous GRR p2 = {_p(self.p2)}; epsilon one report <= "
@@ -578,7 +579,7 @@ class LongitudinalUE(_Longitudinal):
                                ("d", u32(self.d)), ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint8_t", "count": self.d},
+            "output": {"ctype": "uint8_t", "count": self.d, "min": 0, "max": 1},
             "sources": list(SRC_LONG),
             "summary": (f"longitudinal UE over d = {self.d} items: permanent OUE (p1 = 1/2, q1 = {_p(self.q1)}) "
                         f"memoized from the device secret, instantaneous SUE p2 = {_p(self.p2)}; epsilon one report "

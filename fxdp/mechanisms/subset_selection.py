@@ -100,6 +100,7 @@ def floyd_subset(src, m, k):
 class SubsetSelection(ItemOracle):
     """Subset selection over d items (see the module docstring)."""
     kind = "subset_selection"
+    report_dtype = "int32"         # decoded reports as simulate returns them (k item indices)
     MAX_D = MAX_D
 
     def __init__(self, d, epsilon, constant_time=False, bits=32, k=None):
@@ -217,7 +218,7 @@ class SubsetSelection(ItemOracle):
                                ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint16_t", "count": self.k},
+            "output": {"ctype": "uint16_t", "count": self.k, "min": 0, "max": self.d - 1},
             "sources": list(SRC_SS),
             "summary": (f"subset selection over d = {self.d} items, k = {self.k}: the subset holds x "
                         f"w.p. p = {_p(self.p)} ({self.k} uint16 indices per report); epsilon <= {self.epsilon!r}; "
