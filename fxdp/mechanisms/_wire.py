@@ -76,6 +76,7 @@ class ReportLayout:
     fields: tuple
     dtype: str                  # numpy dtype of the decoded reports (what m.simulate returns)
     params_text: str            # the baked configuration (docs/wire.md, "Fingerprint")
+    matrix: bool = False        # decoded as an (n, count) matrix even when count == 1
 
     @property
     def count(self) -> int:
@@ -164,7 +165,7 @@ class ReportLayout:
         return mat.astype(self.dtype)
 
     def shaped(self, mat):
-        return mat.reshape(-1) if self.count == 1 else mat
+        return mat.reshape(-1) if self.count == 1 and not self.matrix else mat
 
     # --- records
     def pack(self, outputs, first_record=0) -> np.ndarray:
@@ -348,7 +349,8 @@ def params_text(spec: dict) -> str:
 
 def layout_from_spec(kind, spec: dict, fields=None, dtype=None) -> ReportLayout:
     """The default layout: one field "y" over the device output with its stated range ("min",
-    "max", "escape" in device_spec()["output"]), else the whole range of its C type."""
+    "max", "escape" in device_spec()["output"]), else the whole range of its C type.  "matrix":
+    True keeps one-element reports as an (n, 1) matrix (a k-subset at k = 1)."""
     out = spec["output"]
     ctype, count = out["ctype"], int(out.get("count", 1))
     if fields is None:
@@ -360,7 +362,7 @@ def layout_from_spec(kind, spec: dict, fields=None, dtype=None) -> ReportLayout:
                          f"the device writes {count}")
     if dtype is None:
         dtype = ("u" if ctype.startswith("u") else "") + ctype[:-2].lstrip("u")
-    return ReportLayout(kind, fields, str(np.dtype(dtype)), params_text(spec))
+    return ReportLayout(kind, fields, str(np.dtype(dtype)), params_text(spec), bool(out.get("matrix", False)))
 
 
 class ReportMultiset:

@@ -218,7 +218,7 @@ class SubsetSelection(ItemOracle):
                                ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint16_t", "count": self.k, "min": 0, "max": self.d - 1},
+            "output": {"ctype": "uint16_t", "count": self.k, "min": 0, "max": self.d - 1, "matrix": True},
             "sources": list(SRC_SS),
             "summary": (f"subset selection over d = {self.d} items, k = {self.k}: the subset holds x "
                         f"w.p. p = {_p(self.p)} ({self.k} uint16 indices per report); epsilon <= {self.epsilon!r}; "
