@@ -219,7 +219,7 @@ def test_kernels_type_without_floating_point():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from test_numba_types import float_uses
     S, U, I, B = T.uint32[::1], T.uint64, T.int64, T.boolean
-    chunk = [S, T.uint8[::1], T.uint32[::1], T.uint64[::1], I, I, T.uint32, U, U, I, I, B, T.int64[::1],
+    chunk = [S, T.Array(T.uint32, 2, "C"), T.uint8[::1], T.uint32[::1], T.uint64[::1], I, I, T.uint32, U, U, I, I, B, T.int64[::1],
              T.Array(T.int32, 2, "C"), T.uint8[::1], T.int64[::1]]
     assert float_uses(KS._chunk_ss.py_func, chunk, False) == []
     assert float_uses(KS.release_subset_selection.py_func, [S, I, I, I, I, B, I, T.uint8[::1], T.int32[::1]],
@@ -376,6 +376,6 @@ def test_config_and_cli_kind():
                                                            "bits": 32}
     assert fxdp.make_subset_selection(64, 2, k=5).config()["k"] == 5
     spec = m.device_spec()
-    assert spec["c_function"] == "fxdp_subset_selection_ct" and spec["output"] == {"ctype": "uint16_t",
-                                                                                   "count": m.k}
+    assert spec["c_function"] == "fxdp_subset_selection_ct" and spec["output"] == {
+        "ctype": "uint16_t", "count": m.k, "min": 0, "max": m.d - 1, "matrix": True}
     assert f"{m.k} uint16 indices per report" in spec["summary"] and "constant time in x and b" in spec["summary"]
