@@ -116,6 +116,8 @@ def kernel_signatures():
         (K._refill, [S]), (K._block_core, [U] * 12), (K._seed_into, [S, types.uint32[::1], U, I]),
         (K._device_state, [types.uint32[::1], U, I]), (K.replay_into, [S, types.uint32[::1], I]),
         (K._rd_exp_le1, [S, U, U, U, U]), (K._rd_laplace, [S, U, U, U, U]),
+        (K.lane_blocks, [types.uint32[::1], types.uint64[::1], I, I, I, I, types.Array(types.uint32, 2, "C")]),
+        (K.seed_lane, [S, types.uint32[::1], U, I, I, types.Array(types.uint32, 2, "C"), I]),
     ]
     # parameter checks see raw argument types: Python ints arrive as int64 (or uint64)
     for t in (I, U):
@@ -131,7 +133,8 @@ SIGS = kernel_signatures()
 
 @pytest.mark.parametrize("fn,argtypes", SIGS, ids=[f"{f.__name__}{i}" for i, (f, _) in enumerate(SIGS)])
 def test_no_floating_point(fn, argtypes):
-    nrt = fn is K._device_state          # the one kernel that allocates
+    # _device_state allocates a state, the fleet kernels one state and one lane array per chunk
+    nrt = fn is K._device_state or fn.__name__.startswith("fleet_")
     assert float_uses(fn.py_func, argtypes, nrt) == []
 
 
