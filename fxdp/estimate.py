@@ -126,7 +126,10 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
     lo, _ = exp_interval(eps)
     candidates = [("unary_encoding", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, d),
                   ("unary_encoding", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, d),
-                  ("hadamard_response", {"d": d, "epsilon": eps, "bits": bits}, d.bit_length())]
+                  ("hadamard_response", {"d": d, "epsilon": eps, "bits": bits}, d.bit_length()),
+                  # local hashing sends its hash seed (62 bits) and y in [0, g): m.bits_per_report
+                  ("local_hashing", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, None),
+                  ("local_hashing", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, None)]
     if d <= 1 << min(bits - 1, 16):
         # k-ary RR at p = e^eps / (e^eps + d - 1), from a lower bound on e^eps (never above epsilon)
         prob = Fraction(lo) / (lo + d - 1)
@@ -140,7 +143,8 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
             continue
         shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
         rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon,
-                     "variance": float(m.variance(0.0, n)), "bits_per_report": size})
+                     "variance": float(m.variance(0.0, n)),
+                     "bits_per_report": m.bits_per_report if size is None else size})
     if not rows:
         raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")
     return sorted(rows, key=lambda r: r["variance"])
