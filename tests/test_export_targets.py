@@ -145,7 +145,8 @@ def test_every_kind_and_form_on_every_target():
     from fxdp.export import exportable_kinds
     for target in TARGETS:
         forms = {(make(c).kind, _is_ct(c)) for t, c in JOBS if t == target}
-        for kind in ("randomized_response_bool", "randomized_response", "rappor", "geometric", "hadamard_response"):
+        for kind in ("randomized_response_bool", "randomized_response", "rappor", "geometric", "hadamard_response",
+                     "local_hashing"):
             assert (kind, True) in forms and (kind, False) in forms, (target, kind)
         assert {k for k, _ in forms} >= set(exportable_kinds()), target
 

@@ -63,3 +63,9 @@ CASES["unary_encoding_sue_lazy"] = lambda: M.make_unary_encoding(12, 1, optimize
 # 1/8) is taken by some of the timed releases, and the check that the lazy form varies applies.
 CASES["hadamard_response_ct"] = lambda: M.make_hadamard_response(100, 2, constant_time=True)
 CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3)
+
+# Local hashing: the report is (a, b, y), three uint32s.  CT: OLH at d = 1024, eps = 2 (g = 8: the
+# footprint case of issue 10); lazy: OLH at eps = 1 (g = 4: uniform_below(3) retries w.p. 1/4 and
+# the lazy Bernoulli's length varies, so the check that the lazy form varies applies).
+CASES["local_hashing_ct"] = lambda: M.make_local_hashing(1024, 2, constant_time=True)
+CASES["local_hashing_lazy"] = lambda: M.make_local_hashing(100, 1)
