@@ -14,10 +14,12 @@ static fxdp_rappor_cfg rp;
 static fxdp_geometric_cfg gc;
 static fxdp_ue_cfg uc;
 static fxdp_hr_cfg hc;
+static fxdp_lh_cfg lc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
 static uint32_t x32, o32;
+static uint32_t lh_out[3];
 static int64_t x64[FXDP_GEOMETRIC_MAX_N], o64[FXDP_GEOMETRIC_MAX_N];
 
 void eva_rr_bool(void)
@@ -120,4 +122,18 @@ void eva_hadamard_response_ct(void)
     eva_unknown(&hc, sizeof hc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_hadamard_response_ct(eva_rng_or_null(), EVA_OR_NULL(&hc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_local_hashing(void)
+{
+    eva_unknown(&lc, sizeof lc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_local_hashing(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
+}
+
+void eva_local_hashing_ct(void)
+{
+    eva_unknown(&lc, sizeof lc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_local_hashing_ct(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
 }
