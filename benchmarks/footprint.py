@@ -84,6 +84,9 @@ MECHANISMS = {
                      lambda: M.make_geometric(10, bounds=(0, 100), constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
+    "local_hashing_ct": ("OLH d=1024 eps=2 (g=8), constant time in x",
+                         lambda: M.make_local_hashing(1024, 2, constant_time=True)),
+    "local_hashing": ("OLH d=1024 eps=2 (g=8), lazy", lambda: M.make_local_hashing(1024, 2)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

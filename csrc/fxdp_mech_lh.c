@@ -51,6 +51,16 @@ static fxdp_status lh_check(const fxdp_rng *r, const fxdp_lh_cfg *cfg, const uin
     return fxdp_i_ready(r);
 }
 
+/* Out of line (GCC): the leaves below run after the draws they need, so their temporaries stay
+ * off the deepest call chain (a draw that refills: bit reader > refill > ChaCha20 block). */
+#if defined(__GNUC__)
+#define LH_OUTLINE __attribute__((__noinline__))
+#define LH_INLINE __attribute__((__always_inline__)) static inline
+#else
+#define LH_OUTLINE
+#define LH_INLINE static
+#endif
+
 /* v - P if v >= P, else v (v < 2P), branch-free. */
 static uint32_t lh_sub_p(uint32_t v)
 {
@@ -59,7 +69,7 @@ static uint32_t lh_sub_p(uint32_t v)
 }
 
 /* ((a x + b) mod P) mod g for a, b < P, x < 2^31, 2 <= g <= 2^16: same instructions for every x. */
-static uint32_t lh_hash(uint32_t a, uint32_t b, uint32_t x, uint32_t g)
+LH_OUTLINE static uint32_t lh_hash(uint32_t a, uint32_t b, uint32_t x, uint32_t g)
 {
     uint32_t a0 = a & 0xFFFFu, a1 = a >> 16, x0 = x & 0xFFFFu, x1 = x >> 16;
     uint32_t p00 = fxdp_i_mul16_ct(a0, x0), p01 = fxdp_i_mul16_ct(a0, x1);
@@ -84,37 +94,55 @@ static uint32_t lh_hash(uint32_t a, uint32_t b, uint32_t x, uint32_t g)
     return rem;
 }
 
-static fxdp_status lh_run(fxdp_rng *r, const fxdp_lh_cfg *cfg, uint32_t x, uint32_t *out, int ct)
+/* The offset t = #{j in [1, g) : u >= a_p + (j-1) w}: every threshold compared, no branch on u. */
+LH_OUTLINE static uint32_t lh_offset_ct(const fxdp_lh_cfg *cfg, uint64_t u)
 {
-    uint32_t a, b, hx, y, t = 0, ge;
-    fxdp_status st = fxdp_i_uniform_below_u32(r, LH_P - 1u, &a);
+    uint64_t thr = cfg->a_p;
+    uint32_t j, t = 0;
 
-    if (st != FXDP_OK) {
-        return st;
+    for (j = 1u; j < cfg->g; j++) {
+        t += (uint32_t)(1u - fxdp_i_ct_lt64(u, thr));
+        thr += cfg->w;
+    }
+    return t;
+}
+
+/* uniform_below(n) with k = bitlen(n - 1) (the same reads): k bits per try until < n. */
+LH_INLINE fxdp_status lh_below(fxdp_rng *r, unsigned k, uint32_t n, uint32_t *out)
+{
+    uint32_t v;
+
+    do {
+        if (fxdp_i_bits(r, k, &v) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+    } while (v >= n);
+    *out = v;
+    return FXDP_OK;
+}
+
+/* Inlined into both entry points (ct a constant there; each links only its own path). */
+LH_INLINE fxdp_status lh_run(fxdp_rng *r, const fxdp_lh_cfg *cfg, uint32_t x, uint32_t *out, int ct)
+{
+    uint32_t a, b, hx, y, t, ge;
+
+    if (lh_below(r, 31u, LH_P - 1u, &a) != FXDP_OK || lh_below(r, 31u, LH_P, &b) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;
     }
     a += 1u;
-    st = fxdp_i_uniform_below_u32(r, LH_P, &b);
-    if (st != FXDP_OK) {
-        return st;
-    }
     hx = lh_hash(a, b, x, cfg->g);
     if (ct) {
-        uint64_t u, thr = cfg->a_p;
-        uint32_t j;
-        st = fxdp_i_bits64(r, cfg->bits, &u);
-        if (st != FXDP_OK) {
-            return st;
+        uint64_t u;
+        if (fxdp_i_bits64(r, cfg->bits, &u) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
         }
-        for (j = 1u; j < cfg->g; j++) {          /* t = #{j : U >= a_p + (j-1) w}, no branch on U */
-            t += (uint32_t)(1u - fxdp_i_ct_lt64(u, thr));
-            thr += cfg->w;
-        }
+        t = lh_offset_ct(cfg, u);
     } else {
         uint32_t s;
         uint8_t honest;
-        st = fxdp_i_uniform_below_u32(r, cfg->g - 1u, &s);
-        if (st != FXDP_OK) {
-            return st;
+        fxdp_status st;
+        if (lh_below(r, fxdp_i_bitlen64(cfg->g - 2u), cfg->g - 1u, &s) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
         }
         st = fxdp_i_bernoulli_dyadic(r, cfg->a_p, cfg->bits, &honest);
         if (st != FXDP_OK) {
