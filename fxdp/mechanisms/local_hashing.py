@@ -11,8 +11,8 @@ The hash family (Carter and Wegman 1979), exact and cheap on an 8-bit MCU:
     a uniform in [1, P), b uniform in [0, P),
 
 drawn per device from its keyed stream by the exact rejection sampler ``uniform_below``
-(a = 1 + uniform_below(P - 1), b = uniform_below(P); 31 bits each, a retry with probability
-< 2^-30) and sent with the report: the report is (a, b, y), 62 + ceil(log2 g) bits.  On the
+(a = 1 + uniform_below(P - 1), b = uniform_below(P); 31 bits a try, a retry with probability
+2^-30 for a, 2^-31 for b) and sent with the report: the report is (a, b, y), 62 + ceil(log2 g) bits.  On the
 device a x (< 2^62) is four 16 x 16-bit limb products, the reduction mod P is shifts and adds
 (2^31 = 1 mod P), and the reduction mod g a fixed 31-step restoring division: no divide, no
 long multiply, no branch on x.
