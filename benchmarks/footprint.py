@@ -97,6 +97,9 @@ MECHANISMS = {
                             lambda: M.make_subset_selection(1024, 1, constant_time=True)),
     "subset_selection": ("subset selection d=1024 eps=1 (k=275 uint16 out), lazy",
                          lambda: M.make_subset_selection(1024, 1)),
+    "local_hashing_ct": ("OLH d=1024 eps=2 (g=8), constant time in x",
+                         lambda: M.make_local_hashing(1024, 2, constant_time=True)),
+    "local_hashing": ("OLH d=1024 eps=2 (g=8), lazy", lambda: M.make_local_hashing(1024, 2)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

@@ -308,8 +308,8 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
 
 /* ---- layer 4: mechanisms ----
  * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, subset
- * selection and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c,
- * fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_geometric.c).
+ * selection, local hashing and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c,
+ * fxdp_mech_ue.c, fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_lh.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -484,6 +484,27 @@ typedef struct fxdp_ss_cfg {
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Constant time in x and b: branch-free map scans, public shifts; bit use varies with the stream's rejections only. */
 fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
+/* Local hashing frequency oracle (OLH, BLH; Wang et al. 2017) over d items: input x in [0, d),
+ * output out[0..2] = (a, b, y): the hash seed a in [1, P), b in [0, P) (P = 2^31 - 1) and
+ * y in [0, g), y = h(x) = ((a x + b) mod P) mod g w.p. p = a_p/2^bits, each other value w.p.
+ * q = w/2^bits.  Bits, in order (LocalHashing.release): a = 1 + uniform_below(P - 1),
+ * b = uniform_below(P); lazy: s = uniform_below(g - 1), honest = bernoulli_dyadic(a_p/2^bits),
+ * y = honest ? h(x) : (h(x) + 1 + s) mod g; constant time: U = bits bits, y = (h(x) + t) mod g,
+ * t = #{j in [1, g) : U >= a_p + (j-1) w}.  The hash: limb products, shifts and adds, no branch on x.
+ * 2 <= bits <= 63, 2 <= g <= FXDP_LH_MAX_G, w >= 1, a_p = 2^bits - (g-1) w > w, 2 <= d <= FXDP_LH_MAX_D. */
+#define FXDP_LH_MAX_D 2147483647u   /* items (distinct mod P = 2^31 - 1)                      */
+#define FXDP_LH_MAX_G 65536u        /* hash values                                           */
+typedef struct fxdp_lh_cfg {
+    uint64_t a_p;
+    uint64_t w;
+    uint32_t d;
+    uint32_t g;
+    uint8_t bits;
+} fxdp_lh_cfg;
+/* Lazy offset (uniform_below + bernoulli_dyadic; the bits used reveal whether y = h(x)). */
+fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_lh_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time in x: seed (62 bits unless a retry), then exactly bits bits, an O(g) branch-free scan. */
+fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_lh_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

@@ -177,7 +177,10 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
     lo, _ = exp_interval(eps)
     candidates = [("unary_encoding", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, d),
                   ("unary_encoding", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, d),
-                  ("hadamard_response", {"d": d, "epsilon": eps, "bits": bits}, d.bit_length())]
+                  ("hadamard_response", {"d": d, "epsilon": eps, "bits": bits}, d.bit_length()),
+                  # local hashing sends its hash seed (62 bits) and y in [0, g): m.bits_per_report
+                  ("local_hashing", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, None),
+                  ("local_hashing", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, None)]
     if d <= 1 << min(bits - 1, 16):
         # k-ary RR at p = e^eps / (e^eps + d - 1), from a lower bound on e^eps (never above epsilon)
         prob = Fraction(lo) / (lo + d - 1)

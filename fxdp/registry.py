@@ -88,6 +88,7 @@ for _kind, _module, _exportable, _summary in (
     ("longitudinal_ue", _MECH + "longitudinal", True,
      "longitudinal unary encoding (L-OUE): memoized permanent OUE + instantaneous SUE"),
     ("subset_selection", _MECH + "subset_selection", True, "subset selection frequency oracle (k indices)"),
+    ("local_hashing", _MECH + "local_hashing", True, "local hashing frequency oracle (OLH, BLH)"),
     ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),
     ("naive_laplace_fixed", _FINITE, False, "the textbook fixed-point Laplace (unsafe; for the audit)"),
     ("planar_laplace_fixed", _FINITE, True, "planar fixed-point Laplace (Gazeau et al. section 6)"),

@@ -3,7 +3,7 @@
  * (declared in fxdp_host.h, "mechanism fleets"): one cffi call runs a whole
  * simulated fleet, device by device, through the firmware entry points
  * (fxdp_rr_bool[_ct], fxdp_rr[_ct], fxdp_rappor[_ct], fxdp_unary_encoding[_ct],
- * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_geometric[_ct]),
+ * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_local_hashing[_ct], fxdp_geometric[_ct]),
  * exactly as firmware would.  Not part of the firmware library.
  *
  * Device i: fxdp_rng_init_seed(seed, device_ids[i], stream 0), then the
@@ -21,6 +21,7 @@ typedef fxdp_status (*rappor_fn)(fxdp_rng *, const fxdp_rappor_cfg *, const uint
 typedef fxdp_status (*ue_fn)(fxdp_rng *, const fxdp_ue_cfg *, const uint32_t *, uint8_t *);
 typedef fxdp_status (*hr_fn)(fxdp_rng *, const fxdp_hr_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*ss_fn)(fxdp_rng *, const fxdp_ss_cfg *, const uint32_t *, uint16_t *);
+typedef fxdp_status (*lh_fn)(fxdp_rng *, const fxdp_lh_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*geo_fn)(fxdp_rng *, const fxdp_geometric_cfg *, const int64_t *, int64_t *);
 
 static void device_rng(fxdp_rng *r, const uint32_t seed[8], uint64_t id, uint32_t first_block)
@@ -175,6 +176,27 @@ fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[8], const uint64_t *
         fxdp_rng r;
         device_rng(&r, seed, device_ids[i], first_block);
         status[i] = (uint8_t)f(&r, cfg, x + i, out + i * (size_t)cfg->k);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+                                     uint32_t first_block, const fxdp_lh_cfg *cfg, int ct, const uint32_t *x,
+                                     uint32_t *out, uint8_t *status, uint64_t *bits_used)
+{
+    lh_fn f = ct ? fxdp_local_hashing_ct : fxdp_local_hashing;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i, out + 3 * i);
         if (bits_used != NULL) {
             bits_used[i] = position(&r);
         }

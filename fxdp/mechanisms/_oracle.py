@@ -1,7 +1,7 @@
 """What every frequency oracle over an item domain [0, d) shares: argument checks, the input
 domain, the privacy map of a fixed realized epsilon, item-index inputs (host and fleet), the
 Zipf synthetic population and the export harness's input model.  The oracles
-(``unary_encoding``, ``hadamard_response``, ``subset_selection``) subclass ``ItemOracle`` and add their release,
+(``unary_encoding``, ``hadamard_response``, ``subset_selection``, ``local_hashing``) subclass ``ItemOracle`` and add their release,
 kernels, device form, estimator and audit."""
 from __future__ import annotations
 

@@ -85,3 +85,8 @@ CASES["subset_selection_lazy"] = lambda: M.make_subset_selection(40, 1)
 # shift past x crosses words in the constant-time check too (k-ary RR in effect; not on AVR)
 CASES["subset_selection_ct_3words"] = lambda: M.make_subset_selection(65, 4, constant_time=True, k=1)
 VARIANTS |= {"subset_selection_ct_3words"}
+# Local hashing: the report is (a, b, y), three uint32s.  CT: OLH at d = 1024, eps = 2 (g = 8: the
+# footprint case of issue 10); lazy: OLH at eps = 1 (g = 4: uniform_below(3) retries w.p. 1/4 and
+# the lazy Bernoulli's length varies, so the check that the lazy form varies applies).
+CASES["local_hashing_ct"] = lambda: M.make_local_hashing(1024, 2, constant_time=True)
+CASES["local_hashing_lazy"] = lambda: M.make_local_hashing(100, 1)

@@ -15,11 +15,13 @@ static fxdp_geometric_cfg gc;
 static fxdp_ue_cfg uc;
 static fxdp_hr_cfg hc;
 static fxdp_ss_cfg sc;
+static fxdp_lh_cfg lc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
 static uint32_t x32, o32;
 static uint16_t ss_out[FXDP_SS_MAX_D - 1u];      /* k < d <= FXDP_SS_MAX_D */
+static uint32_t lh_out[3];
 static int64_t x64[FXDP_GEOMETRIC_MAX_N], o64[FXDP_GEOMETRIC_MAX_N];
 
 void eva_rr_bool(void)
@@ -136,4 +138,18 @@ void eva_subset_selection_ct(void)
     eva_unknown(&sc, sizeof sc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_subset_selection_ct(eva_rng_or_null(), EVA_OR_NULL(&sc), EVA_OR_NULL(&x32), EVA_OR_NULL(ss_out));
+}
+
+void eva_local_hashing(void)
+{
+    eva_unknown(&lc, sizeof lc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_local_hashing(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
+}
+
+void eva_local_hashing_ct(void)
+{
+    eva_unknown(&lc, sizeof lc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_local_hashing_ct(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
 }
