@@ -21,7 +21,8 @@ import numpy as np
 from ..samplers import _kernels as K
 from ..samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_bits64, _rd_dyadic, _rd_uniform_below,
                                  _store)
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+from ..samplers._nb_lanes import LANES
+from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -82,10 +83,10 @@ def release_local_hashing(state, a_p, w, bits, g, prime, ct, x):
 
 
 @_jit
-def _chunk_lh(state, key, device_ids, lo, hi, first_block, a_p, w, bits, g, prime, ct, x, out, status, bits_out):
+def _chunk_lh(state, lanes, key, device_ids, lo, hi, first_block, a_p, w, bits, g, prime, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev(state, key, device_ids[i], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
         st, a, b, y = _lh_one(state, a_p, w, bits, g, prime, ct, x[i])
         status[i] = np.uint8(st)
         if st == OK:
@@ -101,7 +102,8 @@ def fleet_local_hashing(key, device_ids, first_block, a_p, w, bits, g, prime, ct
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
-        _chunk_lh(state, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_lh(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, w, bits, g, prime, ct, x, out, status, bits_out)
 
 

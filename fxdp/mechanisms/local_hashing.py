@@ -194,6 +194,15 @@ class LocalHashing(ItemOracle):
     def fleet_outputs(self, out):
         return out.astype(np.int64, copy=False)
 
+    # --- reports on the wire (docs/wire.md)
+    report_dtype = "int64"         # decoded reports as simulate returns them
+
+    def report_fields(self):
+        """(a, b, y): the hash seed a in [1, P), b in [0, P), and y in [0, g)."""
+        from ._wire import ReportField
+        return [ReportField("a", 1, 1, self.prime - 1), ReportField("b", 1, 0, self.prime - 1),
+                ReportField("y", 1, 0, self.g - 1)]
+
     # --- estimation
     def _reports(self, reports):
         r = reports_array(reports)
