@@ -12,8 +12,9 @@ the empirical mean squared error over the closed-form variance at the population
 population is fixed, so the closed form is exact; the goal is a ratio in [0.9, 1.1]).  The ratio's
 own standard error is printed beside it (from the spread of the per-item ratios).
 
-Oracles whose fleet needs more than --max-draws random draws per row (unary encoding draws d
-Bernoullis per device: 6.6e10 at d = 65536) are not run; the row says so.
+Oracles whose fleet needs more than --max-draws units of work per row (unary encoding, subset
+selection and local hashing cost about d per device: 6.6e10 at d = 65536) are not run; the row
+says so.
 
     python3 benchmarks/variance_table.py                 # the README table (about 10 minutes on 2 cores)
     python3 benchmarks/variance_table.py --d 16 --eps 1 --n 100000
@@ -39,8 +40,10 @@ def zipf_population(d, n, seed=20261125):
 
 
 def draws_per_device(row, d):
-    """Random draws one device makes (order of magnitude, for the --max-draws budget)."""
-    return d if row["kind"] == "unary_encoding" else 1
+    """Work per device, in draws or hash evaluations (order of magnitude, for --max-draws): unary
+    encoding draws d Bernoullis, subset selection scans a d-item map, local hashing's estimator
+    hashes every item for every report; the others draw O(1)."""
+    return d if row["kind"] in ("unary_encoding", "subset_selection", "local_hashing") else 1
 
 
 def fleet_support(m, values, seed, chunk):
