@@ -307,9 +307,9 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
 /* ---- layer 4: mechanisms ----
- * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response and the
- * geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_hr.c,
- * fxdp_mech_geometric.c).
+ * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, Duchi et
+ * al.'s one-bit mechanism and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c,
+ * fxdp_mech_ue.c, fxdp_mech_hr.c, fxdp_mech_duchi.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -406,6 +406,22 @@ typedef struct fxdp_hr_cfg {
 fxdp_status fxdp_hadamard_response(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly log2k + bits bits, no branch on x, y or b. */
 fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
+
+/* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
+ * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
+ * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).
+ * Bits (Duchi.release): one bernoulli_dyadic(num_x, prob_bits + bits); num_x by masked shift-and-add.
+ * 2 <= prob_bits <= 32, 1 <= bits <= FXDP_DUCHI_MAX_BITS, 2^(prob_bits-1) < a_p < 2^prob_bits. */
+#define FXDP_DUCHI_MAX_BITS 24u     /* grid of 2^24 + 1 levels                                */
+typedef struct fxdp_duchi_cfg {
+    uint64_t a_p;
+    uint8_t prob_bits;
+    uint8_t bits;
+} fxdp_duchi_cfg;
+/* Lazy Bernoulli (bernoulli_dyadic; the bits used reveal the draw). */
+fxdp_status fxdp_duchi(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* Constant time: exactly prob_bits + bits bits, no branch on x or y. */
+fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).
