@@ -63,3 +63,9 @@ CASES["unary_encoding_sue_lazy"] = lambda: M.make_unary_encoding(12, 1, optimize
 # 1/8) is taken by some of the timed releases, and the check that the lazy form varies applies.
 CASES["hadamard_response_ct"] = lambda: M.make_hadamard_response(100, 2, constant_time=True)
 CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3)
+
+# Duchi et al.'s one-bit mechanism on a grid (grid index in, one bit out): the CT case reads
+# exactly prob_bits + bits = 44 bits; the lazy case at prob_bits = 3 and bits = 2 (5 levels) so the
+# lazy Bernoulli's early exits are taken by some of the timed releases and its count varies.
+CASES["duchi_ct"] = lambda: M.make_duchi(-20, 60, 2, constant_time=True)
+CASES["duchi_lazy"] = lambda: M.make_duchi(0, 1, 1, bits=2, prob_bits=3)

@@ -14,6 +14,7 @@ static fxdp_rappor_cfg rp;
 static fxdp_geometric_cfg gc;
 static fxdp_ue_cfg uc;
 static fxdp_hr_cfg hc;
+static fxdp_duchi_cfg dc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
@@ -120,4 +121,18 @@ void eva_hadamard_response_ct(void)
     eva_unknown(&hc, sizeof hc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_hadamard_response_ct(eva_rng_or_null(), EVA_OR_NULL(&hc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_duchi(void)
+{
+    eva_unknown(&dc, sizeof dc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_duchi(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
+}
+
+void eva_duchi_ct(void)
+{
+    eva_unknown(&dc, sizeof dc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_duchi_ct(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
 }
