@@ -8,7 +8,7 @@
  * Lazy: b = Bernoulli(w a / 2^prob_bits); j = x + uniform_below(w) if b, else
  * u = `bits` bits and j = u + w [u >= x].  Constant time: U = prob_bits bits,
  * u = `bits` bits (always), b = [U < w a], j = x + floor(U / a) if b (uniform
- * on [0, w) given b), else u + w [u >= x]; the quotient by a fixed-iteration
+ * on [0, w) given b), else u + w [u >= x]; the quotient by a fixed-iteration (25)
  * branch-free restoring division and the selections by masks, so no branch
  * depends on x, U, u or b.  The Numba twin is fxdp/mechanisms/_kernels_pm.py.
  * out is written only on FXDP_OK.
@@ -65,7 +65,7 @@ static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32
 {
     uint32_t U = 0, u = 0, q = 0, band, sel;
     uint64_t rem;
-    unsigned t, qbits = 0;
+    unsigned t;
     fxdp_status st = fxdp_i_bits(r, cfg->prob_bits, &U);
 
     if (st != FXDP_OK) {
@@ -75,12 +75,10 @@ static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32
     if (st != FXDP_OK) {
         return st;
     }
-    while (qbits < 32u && (cfg->w >> qbits) != 0u) {     /* bit length of w: public */
-        qbits++;
-    }
-    /* q = floor(U / a), exact when U < w a < a 2^qbits (the only case it is used) */
+    /* q = floor(U / a), exact when U < w a <= a 2^FXDP_PM_MAX_BITS (the only case it is used);
+     * a fixed FXDP_PM_MAX_BITS + 1 quotient bits whatever w, so the loop is the same for all. */
     rem = U;
-    for (t = qbits; t-- > 0u;) {
+    for (t = FXDP_PM_MAX_BITS + 1u; t-- > 0u;) {
         uint64_t d = cfg->a << t;
         uint64_t ge = 1u - fxdp_i_ct_lt64(rem, d);
         rem -= d & (UINT64_C(0) - ge);

@@ -69,3 +69,8 @@ CASES["hadamard_response_lazy"] = lambda: M.make_hadamard_response(12, 1, bits=3
 # lazy Bernoulli's early exits are taken by some of the timed releases and its count varies.
 CASES["duchi_ct"] = lambda: M.make_duchi(-20, 60, 2, constant_time=True)
 CASES["duchi_lazy"] = lambda: M.make_duchi(0, 1, 1, bits=2, prob_bits=3)
+
+# Piecewise mechanism on a grid (grid index in, cell index out): the CT case reads exactly
+# prob_bits + bits = 40 bits; the lazy case (w = 7 at bits = 4: rejection-sampled band cell) varies.
+CASES["piecewise_ct"] = lambda: M.make_piecewise(0, 40, 2, bits=8, constant_time=True)
+CASES["piecewise_lazy"] = lambda: M.make_piecewise(0, 1, 2, bits=4, prob_bits=8)

@@ -15,6 +15,7 @@ static fxdp_geometric_cfg gc;
 static fxdp_ue_cfg uc;
 static fxdp_hr_cfg hc;
 static fxdp_duchi_cfg dc;
+static fxdp_pm_cfg pc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
@@ -135,4 +136,18 @@ void eva_duchi_ct(void)
     eva_unknown(&dc, sizeof dc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_duchi_ct(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
+}
+
+void eva_piecewise(void)
+{
+    eva_unknown(&pc, sizeof pc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_piecewise(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_piecewise_ct(void)
+{
+    eva_unknown(&pc, sizeof pc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_piecewise_ct(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
 }
