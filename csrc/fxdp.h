@@ -308,9 +308,9 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
 
 /* ---- layer 4: mechanisms ----
  * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, Duchi et
- * al.'s one-bit mechanism, the Piecewise mechanism and the geometric mechanism (fxdp_mech_rr.c,
- * fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_hr.c, fxdp_mech_duchi.c, fxdp_mech_pm.c,
- * fxdp_mech_geometric.c).
+ * al.'s one-bit mechanism, the Piecewise and Hybrid mechanisms and the geometric mechanism
+ * (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c, fxdp_mech_hr.c, fxdp_mech_duchi.c,
+ * fxdp_mech_pm.c, fxdp_mech_hm.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -440,6 +440,21 @@ typedef struct fxdp_pm_cfg {
 fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the band choice. */
 fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
+
+/* Hybrid mechanism (Wang et al., ICDE 2019) on a grid: with probability b/2^prob_bits the Piecewise
+ * mechanism (output its cell j < L = 2^bits + pm.w), else Duchi's (output L + bit); input x = grid index.
+ * Bits (Hybrid.release): bernoulli_dyadic(b, prob_bits), then the chosen branch (lazy) or both
+ * branches' constant-time draws, Piecewise first (CT).  pm and duchi valid with equal bits and
+ * prob_bits, b < 2^prob_bits. */
+typedef struct fxdp_hm_cfg {
+    uint64_t b;
+    fxdp_pm_cfg pm;
+    fxdp_duchi_cfg duchi;
+} fxdp_hm_cfg;
+/* Lazy: only the chosen branch draws (the bits used reveal the branch). */
+fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time: exactly 3 prob_bits + 2 bits bits, both branches drawn, the output selected by a mask. */
+fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

@@ -17,14 +17,19 @@
  */
 #include "fxdp_internal.h"
 
+int fxdp_i_duchi_ok(const fxdp_duchi_cfg *cfg, uint32_t x)
+{
+    return !(cfg->prob_bits < 2u || cfg->prob_bits > 32u || cfg->bits < 1u || cfg->bits > FXDP_DUCHI_MAX_BITS ||
+             cfg->a_p <= (UINT64_C(1) << (cfg->prob_bits - 1u)) || cfg->a_p >= (UINT64_C(1) << cfg->prob_bits) ||
+             x > (UINT32_C(1) << cfg->bits));
+}
+
 static fxdp_status duchi_check(const fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, const uint8_t *out)
 {
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    if (cfg->prob_bits < 2u || cfg->prob_bits > 32u || cfg->bits < 1u || cfg->bits > FXDP_DUCHI_MAX_BITS ||
-        cfg->a_p <= (UINT64_C(1) << (cfg->prob_bits - 1u)) || cfg->a_p >= (UINT64_C(1) << cfg->prob_bits) ||
-        *x > (UINT32_C(1) << cfg->bits)) {
+    if (!fxdp_i_duchi_ok(cfg, *x)) {
         return FXDP_ERR_PARAM;
     }
     return fxdp_i_ready(r);
@@ -46,7 +51,7 @@ static uint64_t duchi_numerator(const fxdp_duchi_cfg *cfg, uint32_t x)
     return num;
 }
 
-static fxdp_status duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint8_t *out, int ct)
+fxdp_status fxdp_i_duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint8_t *out, int ct)
 {
     uint64_t num = duchi_numerator(cfg, x);
     unsigned k = (unsigned)cfg->prob_bits + (unsigned)cfg->bits;
@@ -72,7 +77,7 @@ fxdp_status fxdp_duchi(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x
     if (st != FXDP_OK) {
         return st;
     }
-    return duchi_run(r, cfg, *x, out, 0);
+    return fxdp_i_duchi_run(r, cfg, *x, out, 0);
 }
 
 fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out)
@@ -82,5 +87,5 @@ fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t
     if (st != FXDP_OK) {
         return st;
     }
-    return duchi_run(r, cfg, *x, out, 1);
+    return fxdp_i_duchi_run(r, cfg, *x, out, 1);
 }

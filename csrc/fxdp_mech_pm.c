@@ -15,15 +15,20 @@
  */
 #include "fxdp_internal.h"
 
+int fxdp_i_pm_ok(const fxdp_pm_cfg *cfg, uint32_t x)
+{
+    return !(cfg->prob_bits < 2u || cfg->prob_bits > 32u || cfg->bits < 1u || cfg->bits > FXDP_PM_MAX_BITS ||
+             cfg->w < 1u || cfg->w > (UINT32_C(1) << cfg->bits) || cfg->a < 1u ||
+             cfg->a >= (UINT64_C(1) << cfg->prob_bits) ||
+             (uint64_t)cfg->w * cfg->a >= (UINT64_C(1) << cfg->prob_bits) || x > (UINT32_C(1) << cfg->bits));
+}
+
 static fxdp_status pm_check(const fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, const uint32_t *out)
 {
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    if (cfg->prob_bits < 2u || cfg->prob_bits > 32u || cfg->bits < 1u || cfg->bits > FXDP_PM_MAX_BITS ||
-        cfg->w < 1u || cfg->w > (UINT32_C(1) << cfg->bits) || cfg->a < 1u ||
-        cfg->a >= (UINT64_C(1) << cfg->prob_bits) ||
-        (uint64_t)cfg->w * cfg->a >= (UINT64_C(1) << cfg->prob_bits) || *x > (UINT32_C(1) << cfg->bits)) {
+    if (!fxdp_i_pm_ok(cfg, *x)) {
         return FXDP_ERR_PARAM;
     }
     return fxdp_i_ready(r);
@@ -88,6 +93,11 @@ static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32
     sel = 0u - band;
     *out = ((x + q) & sel) | (pm_outside(u, x, cfg->w) & ~sel);
     return FXDP_OK;
+}
+
+fxdp_status fxdp_i_pm_run(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out, int ct)
+{
+    return ct ? pm_ct(r, cfg, x, out) : pm_lazy(r, cfg, x, out);
 }
 
 fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out)
