@@ -74,3 +74,8 @@ CASES["duchi_lazy"] = lambda: M.make_duchi(0, 1, 1, bits=2, prob_bits=3)
 # prob_bits + bits = 40 bits; the lazy case (w = 7 at bits = 4: rejection-sampled band cell) varies.
 CASES["piecewise_ct"] = lambda: M.make_piecewise(0, 40, 2, bits=8, constant_time=True)
 CASES["piecewise_lazy"] = lambda: M.make_piecewise(0, 1, 2, bits=4, prob_bits=8)
+
+# Hybrid mechanism (Piecewise or Duchi): the CT case reads exactly 3 prob_bits + 2 bits = 112 bits;
+# the lazy case at bits = 4, prob_bits = 8 (w = 6: rejection-sampled band cell in the PM branch).
+CASES["hybrid_ct"] = lambda: M.make_hybrid(0, 40, 2, bits=8, constant_time=True)
+CASES["hybrid_lazy"] = lambda: M.make_hybrid(0, 1, 2, bits=4, prob_bits=8)
