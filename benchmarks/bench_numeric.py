@@ -54,6 +54,50 @@ def variance_rows(devices, reps, bits=12, kinds=("duchi",)):
     return rows
 
 
+def worst_case(m):
+    """Worst-case per-device variance of the position t^ over the grid levels (closed form)."""
+    n = m.N
+    levels = np.arange(n + 1)
+    readings = float(m.lo) + float(m.hi - m.lo) * levels / n
+    return max(m.variance(readings[k:k + 1]) for k in range(0, n + 1, max(1, n // 64))) * 4 / float(m.hi - m.lo) ** 2
+
+
+def crossover(bits=12, lo=0.3, hi=3.0, tol=1e-4):
+    """The epsilon where the grid Duchi and the grid Piecewise mechanisms have equal worst-case
+    variance (continuous: ~1.29), by bisection on the closed forms."""
+    def diff(eps):
+        return worst_case(fxdp.make_duchi(0, 1, eps, bits=bits)) - worst_case(fxdp.make_piecewise(0, 1, eps, bits=bits))
+    a, b = lo, hi
+    while b - a > tol:
+        mid = (a + b) / 2
+        if diff(mid) < 0:          # Duchi still better
+            a = mid
+        else:
+            b = mid
+    return (a + b) / 2
+
+
+def hybrid_switch(bits=12, lo=0.2, hi=1.5, tol=1e-4):
+    """The largest epsilon at which mixing in Piecewise with beta = 1 - e^(-eps/2) does not lower
+    the worst-case variance below Duchi alone (the paper's eps* ~ 0.61), on the grid closed forms."""
+    def gain(eps):
+        du, pm = fxdp.make_duchi(0, 1, eps, bits=bits), fxdp.make_piecewise(0, 1, eps, bits=bits)
+        beta = 1 - math.exp(-eps / 2)
+        i = np.arange(0, pm.N + 1, max(1, pm.N // 256))
+        t = 2.0 * i / pm.N - 1
+        v_pm = float(pm.alpha) ** 2 * pm._second_moment(i) - t * t
+        v_du = float(du.B) ** 2 - t * t
+        return np.max(v_du) - np.max(beta * v_pm + (1 - beta) * v_du)
+    a, b = lo, hi
+    while b - a > tol:
+        mid = (a + b) / 2
+        if gain(mid) <= 0:
+            a = mid
+        else:
+            b = mid
+    return (a + b) / 2
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--devices", type=int, default=1_000_000)
@@ -69,9 +113,13 @@ def main(argv=None):
         print(f"| {r['kind']} | {r['epsilon']} | {r['population']} | {r['variance_closed_form']:.4g} | "
               f"{r['variance_continuous']:.4g} | {r['grid_cost_percent']:.2e} % | "
               f"{r['empirical_over_closed_form']:.3f} (+- {r['ratio_sd']:.3f}) |")
+    cross = crossover()
+    switch = hybrid_switch()
+    print(f"worst-case crossover Duchi / Piecewise on the grid (bits = 12): eps = {cross:.4f} (continuous: 1.29)")
+    print(f"Hybrid switch point on the grid (mixing in Piecewise starts to pay): eps = {switch:.4f} (paper: 0.61)")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump({"rows": rows, "crossover_duchi_piecewise": cross, "hybrid_switch": switch}, f, indent=1)
 
 
 if __name__ == "__main__":

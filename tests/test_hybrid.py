@@ -131,3 +131,16 @@ def test_config_and_kind():
     assert m.kind == "hybrid" and m.config()["epsilon"] == 2
     assert m.device_spec()["c_function"] == "fxdp_hybrid_ct"
     assert "exactly 120 random bits" in m.device_spec()["summary"]
+
+
+def test_grid_crossover_and_switch_point_match_the_paper():
+    """The worst-case crossover of Duchi and Piecewise (continuous ~1.29) and the Hybrid switch
+    point (paper: 0.61), from the grid closed forms at bits = 12 (benchmarks/bench_numeric.py)."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_numeric.py"
+    spec = importlib.util.spec_from_file_location("bench_numeric", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert abs(bench.crossover() - 1.29) < 0.01
+    assert abs(bench.hybrid_switch() - 0.61) < 0.01
