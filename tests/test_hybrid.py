@@ -144,3 +144,17 @@ def test_grid_crossover_and_switch_point_match_the_paper():
     spec.loader.exec_module(bench)
     assert abs(bench.crossover() - 1.29) < 0.01
     assert abs(bench.hybrid_switch() - 0.61) < 0.01
+
+
+def test_recommend_numeric_ranks_by_the_worst_case_closed_forms():
+    """Duchi wins at small epsilon, Piecewise/Hybrid at large; Hybrid is never worse than both."""
+    small = fxdp.recommend_numeric(0, 40, 0.5, 10**6)
+    large = fxdp.recommend_numeric(0, 40, 4, 10**6)
+    assert small[0]["kind"] in ("duchi", "hybrid") and large[0]["kind"] in ("piecewise", "hybrid")
+    for rows in (small, large):
+        v = {r["kind"]: r["variance"] for r in rows}
+        assert v["hybrid"] <= min(v["duchi"], v["piecewise"]) * 1.0001
+        assert [r["variance"] for r in rows] == sorted(r["variance"] for r in rows)
+        assert v["duchi"] == pytest.approx(fxdp.make_duchi(0, 40, rows[0]["config"]["epsilon"]).worst_case_variance(10**6))
+    with pytest.raises(ValueError, match="lo must be below hi"):
+        fxdp.recommend_numeric(5, 5, 1, 10)

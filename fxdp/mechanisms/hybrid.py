@@ -128,6 +128,13 @@ class Hybrid(GridNumeric):
         half = float(self.hi - self.lo) / 2
         return half * half * float(per.mean()) / i.shape[0]
 
+    def worst_case_variance(self, n):
+        """Variance of the mean of n readings all at the worst grid level: the per-reading variance
+        is linear in t^2 (both branches' are), so the worst is at t = 0 or at an end."""
+        mid = self.N // 2
+        readings = [float(self.reading(i)) for i in (0, mid, self.N)]
+        return max(self.variance([r]) for r in readings) / n
+
     def continuous_variance(self, readings):
         """The continuous HM at the requested epsilon (same beta rule): beta Var_PM + (1 - beta)
         Var_Duchi, the branches' continuous closed forms."""
