@@ -84,6 +84,14 @@ MECHANISMS = {
                      lambda: M.make_geometric(10, bounds=(0, 100), constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
+    "duchi_ct": ("Duchi one-bit, [-20, 60] at 12 bits, eps 1, constant time",
+                 lambda: M.make_duchi(-20, 60, 1, constant_time=True)),
+    "duchi": ("Duchi one-bit, [-20, 60] at 12 bits, eps 1, lazy", lambda: M.make_duchi(-20, 60, 1)),
+    "piecewise_ct": ("Piecewise, [0, 40] at 12 bits, eps 2, constant time",
+                     lambda: M.make_piecewise(0, 40, 2, constant_time=True)),
+    "piecewise": ("Piecewise, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_piecewise(0, 40, 2)),
+    "hybrid_ct": ("Hybrid, [0, 40] at 12 bits, eps 2, constant time", lambda: M.make_hybrid(0, 40, 2, constant_time=True)),
+    "hybrid": ("Hybrid, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_hybrid(0, 40, 2)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */
