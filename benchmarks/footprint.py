@@ -100,6 +100,14 @@ MECHANISMS = {
     "local_hashing_ct": ("OLH d=1024 eps=2 (g=8), constant time in x",
                          lambda: M.make_local_hashing(1024, 2, constant_time=True)),
     "local_hashing": ("OLH d=1024 eps=2 (g=8), lazy", lambda: M.make_local_hashing(1024, 2)),
+    "duchi_ct": ("Duchi one-bit, [-20, 60] at 12 bits, eps 1, constant time",
+                 lambda: M.make_duchi(-20, 60, 1, constant_time=True)),
+    "duchi": ("Duchi one-bit, [-20, 60] at 12 bits, eps 1, lazy", lambda: M.make_duchi(-20, 60, 1)),
+    "piecewise_ct": ("Piecewise, [0, 40] at 12 bits, eps 2, constant time",
+                     lambda: M.make_piecewise(0, 40, 2, constant_time=True)),
+    "piecewise": ("Piecewise, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_piecewise(0, 40, 2)),
+    "hybrid_ct": ("Hybrid, [0, 40] at 12 bits, eps 2, constant time", lambda: M.make_hybrid(0, 40, 2, constant_time=True)),
+    "hybrid": ("Hybrid, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_hybrid(0, 40, 2)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

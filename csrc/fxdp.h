@@ -308,8 +308,10 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
 
 /* ---- layer 4: mechanisms ----
  * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, subset
- * selection, local hashing and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c,
- * fxdp_mech_ue.c, fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_lh.c, fxdp_mech_geometric.c).
+ * selection, local hashing, Duchi et al.'s one-bit mechanism, the Piecewise and Hybrid mechanisms
+ * and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c,
+ * fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_lh.c, fxdp_mech_duchi.c, fxdp_mech_pm.c,
+ * fxdp_mech_hm.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
  * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
@@ -505,6 +507,53 @@ typedef struct fxdp_lh_cfg {
 fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_lh_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time in x: seed (62 bits unless a retry), then exactly bits bits, an O(g) branch-free scan. */
 fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_lh_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
+ * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
+ * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).
+ * Bits (Duchi.release): one bernoulli_dyadic(num_x, prob_bits + bits); num_x by masked shift-and-add.
+ * 2 <= prob_bits <= 32, 1 <= bits <= FXDP_DUCHI_MAX_BITS, 2^(prob_bits-1) < a_p < 2^prob_bits. */
+#define FXDP_DUCHI_MAX_BITS 24u     /* grid of 2^24 + 1 levels                                */
+typedef struct fxdp_duchi_cfg {
+    uint64_t a_p;
+    uint8_t prob_bits;
+    uint8_t bits;
+} fxdp_duchi_cfg;
+/* Lazy Bernoulli (bernoulli_dyadic; the bits used reveal the draw). */
+fxdp_status fxdp_duchi(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* Constant time: exactly prob_bits + bits bits, no branch on x or y. */
+fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out);
+
+/* Piecewise mechanism (Wang et al., ICDE 2019) on a grid: input x = grid index in [0, 2^bits], output
+ * one cell j in [0, 2^bits + w); the band [x, x + w) has a/2^prob_bits per cell, every other cell
+ * (2^prob_bits - w a)/2^(prob_bits + bits).  Bits (Piecewise.release): lazy b = bernoulli_dyadic(w a,
+ * prob_bits), then uniform_below(w) or `bits` bits; CT: prob_bits bits U, then `bits` bits u.
+ * 2 <= prob_bits <= 32, 1 <= bits <= FXDP_PM_MAX_BITS, 1 <= w <= 2^bits, a >= 1, w a < 2^prob_bits. */
+#define FXDP_PM_MAX_BITS 24u        /* grid of 2^24 + 1 levels                                */
+typedef struct fxdp_pm_cfg {
+    uint64_t a;
+    uint32_t w;
+    uint8_t prob_bits;
+    uint8_t bits;
+} fxdp_pm_cfg;
+/* Lazy: Bernoulli band choice and rejection-sampled band cell (the bits used reveal the draw). */
+fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the band choice. */
+fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
+
+/* Hybrid mechanism (Wang et al., ICDE 2019) on a grid: with probability b/2^prob_bits the Piecewise
+ * mechanism (output its cell j < L = 2^bits + pm.w), else Duchi's (output L + bit); input x = grid index.
+ * Bits (Hybrid.release): bernoulli_dyadic(b, prob_bits), then the chosen branch (lazy) or both
+ * branches' constant-time draws, Piecewise first (CT).  pm and duchi valid with equal bits and
+ * prob_bits, b < 2^prob_bits. */
+typedef struct fxdp_hm_cfg {
+    uint64_t b;
+    fxdp_pm_cfg pm;
+    fxdp_duchi_cfg duchi;
+} fxdp_hm_cfg;
+/* Lazy: only the chosen branch draws (the bits used reveal the branch). */
+fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time: exactly 3 prob_bits + 2 bits bits, both branches drawn, the output selected by a mask. */
+fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

@@ -428,6 +428,13 @@ fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
 fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
+
+/* Numeric mechanisms' parameter checks and draws, shared with the Hybrid mechanism (fxdp_mech_hm.c):
+ * *_ok is 1 iff cfg is valid and x a grid index in range; *_run draws (r ready, cfg and x valid). */
+int fxdp_i_duchi_ok(const fxdp_duchi_cfg *cfg, uint32_t x);
+fxdp_status fxdp_i_duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint8_t *out, int ct);
+int fxdp_i_pm_ok(const fxdp_pm_cfg *cfg, uint32_t x);
+fxdp_status fxdp_i_pm_run(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out, int ct);
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out);
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out);

@@ -21,6 +21,7 @@ _LAZY = {
     "local_epsilon_for": ("fxdp.accounting", "local_epsilon_for"),
     "compose_epsilon": ("fxdp.accounting", "compose_epsilon"),
     "estimate": ("fxdp.estimate", None),
+    "recommend_numeric": ("fxdp.estimate", "recommend_numeric"),
     "export": ("fxdp.export", None),
     "config": ("fxdp.config", None),
     "plots": ("fxdp.plots", None),

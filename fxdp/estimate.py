@@ -202,3 +202,21 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
     if not rows:
         raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")
     return sorted(rows, key=lambda r: r["variance"])
+
+
+def recommend_numeric(lo, hi, epsilon, n, bits=12):
+    """The grid numeric mechanisms fxdp has for a reading in [lo, hi] (Duchi, Piecewise, Hybrid),
+    realized for epsilon as a device would hold them, ranked by the closed-form worst-case variance
+    of the mean of n readings (``m.worst_case_variance(n)``).  Returns a list of {kind, config,
+    epsilon, variance, stderr}, smallest variance first.  (The bounded geometric and the
+    fixed-point Laplace are not ranked yet: their clamping at the range ends biases the mean.)"""
+    from .registry import constructor
+    from .validate import check_int
+    n = check_int("n", n, 1)
+    rows = []
+    for kind in ("duchi", "piecewise", "hybrid"):
+        kwargs = {"lo": lo, "hi": hi, "epsilon": epsilon, "bits": bits}
+        m = constructor(kind)(**kwargs)          # ValueError (bad lo, hi, epsilon, bits) names the parameter
+        v = float(m.worst_case_variance(n))
+        rows.append({"kind": kind, "config": kwargs, "epsilon": m.epsilon, "variance": v, "stderr": v ** 0.5})
+    return sorted(rows, key=lambda r: r["variance"])

@@ -79,6 +79,15 @@ fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[8], const uint64_t *
 fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
                                      uint32_t first_block, const fxdp_lh_cfg *cfg, int ct, const uint32_t *x,
                                      uint32_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_duchi(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                             const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x, uint8_t *out, uint8_t *status,
+                             uint64_t *bits_used);
+fxdp_status fxdp_fleet_piecewise(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                 const fxdp_pm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                                 uint64_t *bits_used);
+fxdp_status fxdp_fleet_hybrid(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                              const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                              uint64_t *bits_used);
 fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
                                  uint8_t *status, uint64_t *bits_used);

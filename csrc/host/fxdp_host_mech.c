@@ -3,7 +3,8 @@
  * (declared in fxdp_host.h, "mechanism fleets"): one cffi call runs a whole
  * simulated fleet, device by device, through the firmware entry points
  * (fxdp_rr_bool[_ct], fxdp_rr[_ct], fxdp_rappor[_ct], fxdp_unary_encoding[_ct],
- * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_local_hashing[_ct], fxdp_geometric[_ct]),
+ * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_local_hashing[_ct],
+ * fxdp_duchi[_ct], fxdp_piecewise[_ct], fxdp_hybrid[_ct], fxdp_geometric[_ct]),
  * exactly as firmware would.  Not part of the firmware library.
  *
  * Device i: fxdp_rng_init_seed(seed, device_ids[i], stream 0), then the
@@ -22,6 +23,9 @@ typedef fxdp_status (*ue_fn)(fxdp_rng *, const fxdp_ue_cfg *, const uint32_t *, 
 typedef fxdp_status (*hr_fn)(fxdp_rng *, const fxdp_hr_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*ss_fn)(fxdp_rng *, const fxdp_ss_cfg *, const uint32_t *, uint16_t *);
 typedef fxdp_status (*lh_fn)(fxdp_rng *, const fxdp_lh_cfg *, const uint32_t *, uint32_t *);
+typedef fxdp_status (*duchi_fn)(fxdp_rng *, const fxdp_duchi_cfg *, const uint32_t *, uint8_t *);
+typedef fxdp_status (*pm_fn)(fxdp_rng *, const fxdp_pm_cfg *, const uint32_t *, uint32_t *);
+typedef fxdp_status (*hm_fn)(fxdp_rng *, const fxdp_hm_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*geo_fn)(fxdp_rng *, const fxdp_geometric_cfg *, const int64_t *, int64_t *);
 
 static void device_rng(fxdp_rng *r, const uint32_t seed[8], uint64_t id, uint32_t first_block)
@@ -197,6 +201,69 @@ fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[8], const uint64_t *dev
         fxdp_rng r;
         device_rng(&r, seed, device_ids[i], first_block);
         status[i] = (uint8_t)f(&r, cfg, x + i, out + 3 * i);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_duchi(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                             const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x, uint8_t *out, uint8_t *status,
+                             uint64_t *bits_used)
+{
+    duchi_fn f = ct ? fxdp_duchi_ct : fxdp_duchi;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_piecewise(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                 const fxdp_pm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                                 uint64_t *bits_used)
+{
+    pm_fn f = ct ? fxdp_piecewise_ct : fxdp_piecewise;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_hybrid(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                              const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                              uint64_t *bits_used)
+{
+    hm_fn f = ct ? fxdp_hybrid_ct : fxdp_hybrid;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
         if (bits_used != NULL) {
             bits_used[i] = position(&r);
         }

@@ -13,7 +13,7 @@ The harness links the export's library (``src/``) with a generated
    are instructions (QEMU, callgrind) or cycles (AVR).
 2. **parity** (``n`` releases): device ``dev0 + i`` draws from the keyed stream
    ``fxdp_rng_init_seed(seed words, dev, 0, 0)`` (docs/bitstream.md), exactly as
-   ``m.simulate(values, seed, device_ids)`` does for device i; one output line
+   ``m.simulate_device(values, seed, device_ids)`` does for device i; one output line
    per release.
 3. **DRBG** (``n_drbg`` releases): the same devices, but the rng is the built-in
    DRBG ``fxdp_rng_init_drbg`` seeded by a hook that serves the seed words and the
@@ -692,11 +692,11 @@ def run_harness(target, elf, count=False, timeout=600.0) -> HarnessResult:
 
 
 def simulate_outputs(m, spec, seed: int, n: int, dev0: int = 0):
-    """m.simulate over the parity phase's inputs and device ids."""
+    """m.simulate_device over the parity phase's inputs and device ids."""
     model = input_model(m, spec)
     devs = np.arange(dev0, dev0 + n, dtype=np.uint64)
     values = model.for_simulate(devs, SALT_PARITY)
-    return m.simulate(values, seed, device_ids=devs)
+    return m.simulate_device(values, seed, device_ids=devs)
 
 
 def simulate_lines(m, spec, seed: int, n: int, dev0: int = 0) -> list[str]:

@@ -25,12 +25,13 @@ def check_first_block(fb):
     return fb
 
 
-def simulate_detailed(m, values, seed, device_ids=None, first_block=None, want_bits=True):
+def simulate_detailed(m, values, seed, device_ids=None, first_block=None, want_bits=True, device_form=False):
     """Run m's fleet kernel.  Returns (out, status, bits_used, ids); inputs validated first
-    (ValueError).  out has the shape simulate returns."""
+    (ValueError).  out has the shape simulate returns.  device_form: values are already in the
+    device form (``m.device_inputs``) rather than what ``m.simulate`` takes (``m.fleet_inputs``)."""
     key = check_seed(seed)
     fb = np.uint32(check_first_block(first_block))
-    x = m.fleet_inputs(values)
+    x = m.device_inputs(values) if device_form else m.fleet_inputs(values)
     n = x.shape[0]
     ids = check_device_ids(device_ids, n)
     status = np.zeros(n, dtype=np.uint8)
@@ -39,7 +40,8 @@ def simulate_detailed(m, values, seed, device_ids=None, first_block=None, want_b
     return out, status, (bits if want_bits else None), ids
 
 
-def simulate(m, values, seed, device_ids=None, first_block=None):
+def simulate(m, values, seed, device_ids=None, first_block=None, device_form=False):
     """Fleet outputs of m, or an exception (nothing returned) if any device failed."""
-    out, status, _, ids = simulate_detailed(m, values, seed, device_ids, first_block, want_bits=False)
+    out, status, _, ids = simulate_detailed(m, values, seed, device_ids, first_block, want_bits=False,
+                                            device_form=device_form)
     return _finish(out, status, None, ids, f"{m.kind}.simulate")

@@ -24,7 +24,11 @@ Fleet simulation (Numba)
     place); ``fleet_outputs(out)``: those outputs in the shape ``simulate``
     returns.  ``simulate(values, seed, device_ids=None)`` is built on them by
     the generic driver of ``fxdp.mechanisms._fleet`` unless a family has its
-    own (full RAPPOR, the finite-precision Laplace).
+    own (full RAPPOR, the finite-precision Laplace).  ``simulate_device(values,
+    seed, device_ids=None)``: the same on inputs already in the device form (what
+    the C entry points take; the export harness's parity phase): ``simulate``
+    unless the Python API takes another form (numeric readings -> grid indices,
+    ``fxdp.mechanisms._numeric``).
 Estimation
     ``estimate(reports)``: the server's default unbiased estimator (an
     ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,
@@ -170,6 +174,14 @@ class Mechanism:
         bit-identical to the C library.  Raises (nothing returned) if any device failed."""
         from ._fleet import simulate
         return simulate(self, values, seed, device_ids)
+
+    def device_inputs(self, values):
+        """Device-form inputs, validated, in the fleet kernel's form (default: fleet_inputs)."""
+        return self.fleet_inputs(values)
+
+    def simulate_device(self, values, seed, device_ids=None):
+        """Fleet outputs on device-form inputs (the export harness); default: simulate."""
+        return self.simulate(values, seed, device_ids)
 
     # --- estimation ----------------------------------------------------------------
     def estimate(self, reports):

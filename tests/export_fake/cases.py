@@ -90,3 +90,18 @@ VARIANTS |= {"subset_selection_ct_3words"}
 # the lazy Bernoulli's length varies, so the check that the lazy form varies applies).
 CASES["local_hashing_ct"] = lambda: M.make_local_hashing(1024, 2, constant_time=True)
 CASES["local_hashing_lazy"] = lambda: M.make_local_hashing(100, 1)
+# Duchi et al.'s one-bit mechanism on a grid (grid index in, one bit out): the CT case reads
+# exactly prob_bits + bits = 44 bits; the lazy case at prob_bits = 3 and bits = 2 (5 levels) so the
+# lazy Bernoulli's early exits are taken by some of the timed releases and its count varies.
+CASES["duchi_ct"] = lambda: M.make_duchi(-20, 60, 2, constant_time=True)
+CASES["duchi_lazy"] = lambda: M.make_duchi(0, 1, 1, bits=2, prob_bits=3)
+
+# Piecewise mechanism on a grid (grid index in, cell index out): the CT case reads exactly
+# prob_bits + bits = 40 bits; the lazy case (w = 7 at bits = 4: rejection-sampled band cell) varies.
+CASES["piecewise_ct"] = lambda: M.make_piecewise(0, 40, 2, bits=8, constant_time=True)
+CASES["piecewise_lazy"] = lambda: M.make_piecewise(0, 1, 2, bits=4, prob_bits=8)
+
+# Hybrid mechanism (Piecewise or Duchi): the CT case reads exactly 3 prob_bits + 2 bits = 112 bits;
+# the lazy case at bits = 4, prob_bits = 8 (w = 6: rejection-sampled band cell in the PM branch).
+CASES["hybrid_ct"] = lambda: M.make_hybrid(0, 40, 2, bits=8, constant_time=True)
+CASES["hybrid_lazy"] = lambda: M.make_hybrid(0, 1, 2, bits=4, prob_bits=8)

@@ -16,6 +16,9 @@ static fxdp_ue_cfg uc;
 static fxdp_hr_cfg hc;
 static fxdp_ss_cfg sc;
 static fxdp_lh_cfg lc;
+static fxdp_duchi_cfg dc;
+static fxdp_pm_cfg pc;
+static fxdp_hm_cfg hmc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
@@ -152,4 +155,46 @@ void eva_local_hashing_ct(void)
     eva_unknown(&lc, sizeof lc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_local_hashing_ct(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
+}
+
+void eva_duchi(void)
+{
+    eva_unknown(&dc, sizeof dc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_duchi(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
+}
+
+void eva_duchi_ct(void)
+{
+    eva_unknown(&dc, sizeof dc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_duchi_ct(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
+}
+
+void eva_piecewise(void)
+{
+    eva_unknown(&pc, sizeof pc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_piecewise(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_piecewise_ct(void)
+{
+    eva_unknown(&pc, sizeof pc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_piecewise_ct(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_hybrid(void)
+{
+    eva_unknown(&hmc, sizeof hmc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_hybrid(eva_rng_or_null(), EVA_OR_NULL(&hmc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_hybrid_ct(void)
+{
+    eva_unknown(&hmc, sizeof hmc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_hybrid_ct(eva_rng_or_null(), EVA_OR_NULL(&hmc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
 }

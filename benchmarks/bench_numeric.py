@@ -1,0 +1,126 @@
+"""Numeric readings under local DP (issue 17): the empirical variance of each grid mechanism's mean
+estimate against its own closed form, and the closed form against the continuous mechanism's.
+
+For every epsilon in {0.5, 1, 2, 4} and population (uniform, skewed = Beta(2, 5)) on [0, 1]:
+`--reps` fleets of `--devices` devices (seeds 0..reps-1, one fixed population) through the Numba
+fleet kernel; the empirical variance of the mean estimate over the fleets divided by the grid
+mechanism's closed form (``m.variance``), with its sampling band (a ratio from R fleets has a
+standard deviation of about sqrt(2 / (R - 1))), and the grid's cost against the continuous
+mechanism (``m.variance / m.continuous_variance - 1``).
+
+    python3 benchmarks/bench_numeric.py --devices 1000000 --reps 200 [--json out.json]
+
+Mechanisms: Duchi et al., Piecewise and Hybrid (``make_duchi``, ``make_piecewise``, ``make_hybrid``,
+bits = 12; ``--kinds`` to choose).  The variance of a mean is exactly the per-device variance over n,
+so a smaller --devices with more --reps checks the same closed form more tightly for the same time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+
+import numpy as np
+
+import fxdp
+
+EPSILONS = (0.5, 1, 2, 4)
+SHAPES = ("uniform", "skewed")
+
+
+def variance_rows(devices, reps, bits=12, kinds=("duchi",)):
+    rows = []
+    for kind in kinds:
+        make = getattr(fxdp, f"make_{kind}")
+        for eps in EPSILONS:
+            m = make(0, 1, eps, bits=bits)
+            for shape in SHAPES:
+                vals, truth = m.population(devices, seed=11, shape=shape)
+                t0 = time.perf_counter()
+                est = np.array([m.estimate(m.simulate(vals, seed=s)).estimate for s in range(reps)])
+                secs = time.perf_counter() - t0
+                closed = m.variance(vals)
+                ratio = float(est.var(ddof=1) / closed)
+                rows.append({"kind": kind, "epsilon": eps, "epsilon_realized": m.epsilon, "population": shape,
+                             "devices": devices, "reps": reps, "truth": truth,
+                             "mean_error": float(est.mean() - truth),
+                             "variance_closed_form": closed,
+                             "variance_continuous": m.continuous_variance(vals),
+                             "empirical_over_closed_form": ratio,
+                             "ratio_sd": math.sqrt(2 / (reps - 1)),
+                             "grid_cost_percent": 100 * (closed / m.continuous_variance(vals) - 1),
+                             "seconds": secs})
+    return rows
+
+
+def worst_case(m):
+    """Worst-case per-device variance of the position t^ over the grid levels (closed form)."""
+    n = m.N
+    levels = np.arange(n + 1)
+    readings = float(m.lo) + float(m.hi - m.lo) * levels / n
+    return max(m.variance(readings[k:k + 1]) for k in range(0, n + 1, max(1, n // 64))) * 4 / float(m.hi - m.lo) ** 2
+
+
+def crossover(bits=12, lo=0.3, hi=3.0, tol=1e-4):
+    """The epsilon where the grid Duchi and the grid Piecewise mechanisms have equal worst-case
+    variance (continuous: ~1.29), by bisection on the closed forms."""
+    def diff(eps):
+        return worst_case(fxdp.make_duchi(0, 1, eps, bits=bits)) - worst_case(fxdp.make_piecewise(0, 1, eps, bits=bits))
+    a, b = lo, hi
+    while b - a > tol:
+        mid = (a + b) / 2
+        if diff(mid) < 0:          # Duchi still better
+            a = mid
+        else:
+            b = mid
+    return (a + b) / 2
+
+
+def hybrid_switch(bits=12, lo=0.2, hi=1.5, tol=1e-4):
+    """The largest epsilon at which mixing in Piecewise with beta = 1 - e^(-eps/2) does not lower
+    the worst-case variance below Duchi alone (the paper's eps* ~ 0.61), on the grid closed forms."""
+    def gain(eps):
+        du, pm = fxdp.make_duchi(0, 1, eps, bits=bits), fxdp.make_piecewise(0, 1, eps, bits=bits)
+        beta = 1 - math.exp(-eps / 2)
+        i = np.arange(0, pm.N + 1, max(1, pm.N // 256))
+        t = 2.0 * i / pm.N - 1
+        v_pm = float(pm.alpha) ** 2 * pm._second_moment(i) - t * t
+        v_du = float(du.B) ** 2 - t * t
+        return np.max(v_du) - np.max(beta * v_pm + (1 - beta) * v_du)
+    a, b = lo, hi
+    while b - a > tol:
+        mid = (a + b) / 2
+        if gain(mid) <= 0:
+            a = mid
+        else:
+            b = mid
+    return (a + b) / 2
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--devices", type=int, default=1_000_000)
+    ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--kinds", default="duchi,piecewise,hybrid")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    rows = variance_rows(args.devices, args.reps, kinds=tuple(args.kinds.split(",")))
+    print("| mechanism | eps | population | variance (grid, closed form) | continuous | grid cost | "
+          "empirical / closed form (+- 1 sd) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['kind']} | {r['epsilon']} | {r['population']} | {r['variance_closed_form']:.4g} | "
+              f"{r['variance_continuous']:.4g} | {r['grid_cost_percent']:.2e} % | "
+              f"{r['empirical_over_closed_form']:.3f} (+- {r['ratio_sd']:.3f}) |")
+    cross = crossover()
+    switch = hybrid_switch()
+    print(f"worst-case crossover Duchi / Piecewise on the grid (bits = 12): eps = {cross:.4f} (continuous: 1.29)")
+    print(f"Hybrid switch point on the grid (mixing in Piecewise starts to pay): eps = {switch:.4f} (paper: 0.61)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "crossover_duchi_piecewise": cross, "hybrid_switch": switch}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
