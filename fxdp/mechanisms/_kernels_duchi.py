@@ -14,7 +14,8 @@ import numpy as np
 
 from ..samplers import _kernels as K
 from ..samplers._kernels import OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _store
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+from ..samplers._nb_lanes import LANES
+from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -47,11 +48,11 @@ def release_duchi(state, base_num, slope, total_bits, ct, i, n_levels):
 
 
 @_jit
-def _chunk_duchi(state, key, device_ids, lo, hi, first_block, base_num, slope, total_bits, ct, x, out, status,
+def _chunk_duchi(state, lanes, key, device_ids, lo, hi, first_block, base_num, slope, total_bits, ct, x, out, status,
                  bits_out):
     want_bits = bits_out.shape[0] > 0
     for j in range(lo, hi):
-        _seed_dev(state, key, device_ids[j], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, j, lo, hi, first_block)
         st, b = _duchi_one(state, base_num, slope, total_bits, ct, x[j])
         status[j] = np.uint8(st)
         if st == OK:
@@ -65,5 +66,6 @@ def fleet_duchi(key, device_ids, first_block, base_num, slope, total_bits, ct, x
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
-        _chunk_duchi(state, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_duchi(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                      base_num, slope, total_bits, ct, x, out, status, bits_out)

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..samplers._kernels import OK, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _store
 from ._kernels_duchi import _duchi_one
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+from ..samplers._nb_lanes import LANES
+from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
 from ._kernels_pm import _pm_one
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -51,11 +52,11 @@ def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
 
 
 @_jit
-def _chunk_hm(state, key, device_ids, lo, hi, first_block, b, a, w, prob_bits, bits, base_num, slope, ct, x, out,
+def _chunk_hm(state, lanes, key, device_ids, lo, hi, first_block, b, a, w, prob_bits, bits, base_num, slope, ct, x, out,
               status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for n in range(lo, hi):
-        _seed_dev(state, key, device_ids[n], first_block)
+        _seed_dev_lanes(state, lanes, key, device_ids, n, lo, hi, first_block)
         st, s = _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, x[n])
         status[n] = np.uint8(st)
         if st == OK:
@@ -70,5 +71,6 @@ def fleet_hybrid(key, device_ids, first_block, b, a, w, prob_bits, bits, base_nu
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
-        _chunk_hm(state, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_hm(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   b, a, w, prob_bits, bits, base_num, slope, ct, x, out, status, bits_out)
