@@ -25,6 +25,9 @@ ORACLES = [
     ("ue", lambda: fxdp.make_unary_encoding(6, 1)),
     ("sue", lambda: fxdp.make_unary_encoding(6, "1/2", optimized=False)),
     ("hr", lambda: fxdp.make_hadamard_response(6, 1)),
+    ("olh", lambda: fxdp.make_local_hashing(6, 1)),
+    ("ss", lambda: fxdp.make_subset_selection(6, 1)),
+    ("lgrr", lambda: fxdp.make_longitudinal_grr(6, 2, 1)),
 ]
 
 

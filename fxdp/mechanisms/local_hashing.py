@@ -66,7 +66,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..conservative import exp_interval, float_up, log_down, log_up
-from ..reports import AuditReport, Estimate, ratio_eps, reports_array
+from ..reports import AuditReport, Estimate, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
@@ -222,6 +222,11 @@ class LocalHashing(ItemOracle):
         counts = support_counts(np.ascontiguousarray(r[:, 0]), np.ascontiguousarray(r[:, 1]),
                                 np.ascontiguousarray(r[:, 2]), self.d, self.g, self.prime)
         return counts, r.shape[0]
+
+    def frequency_support(self, reports):
+        """Support counts S_v with p = P(h(x) = y | x) and q* = P(h(v) = y | x != v) (exact)."""
+        s, n = self.support_counts(reports)
+        return Support(np.asarray(s, dtype=np.int64), int(n), self.p, self.q_star)
 
     def estimate(self, reports):
         """Unbiased item frequencies f_v = (S_v / n - q*) / (p - q*) (module docstring); the

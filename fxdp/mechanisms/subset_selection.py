@@ -56,7 +56,7 @@ from itertools import combinations
 import numpy as np
 
 from ..conservative import exp_interval, float_up, log_up
-from ..reports import AuditReport, Estimate, ratio_eps, reports_array
+from ..reports import AuditReport, Estimate, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
@@ -179,6 +179,11 @@ class SubsetSelection(ItemOracle):
         if self.k > 1 and y.size and not (np.diff(y, axis=1) > 0).all():
             raise ValueError("reports: every row must hold k distinct items in increasing order")
         return np.bincount(y.astype(np.int64).ravel(), minlength=self.d), y.shape[0]
+
+    def frequency_support(self, reports):
+        """Support counts: c_i, the reports holding item i; p = P(x in S), q = P(i in S | x != i)."""
+        c, n = self.inclusion_counts(reports)
+        return Support(np.asarray(c, dtype=np.int64), int(n), self.p, self.q)
 
     def estimate(self, reports):
         """Unbiased item frequencies f_i = (c_i / n - q) / (p - q), c_i the reports holding i.
