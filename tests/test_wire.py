@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fxdp
 import fxdp.export as E
 import fxdp.mechanisms as M
 from fxdp.cli import main
@@ -428,3 +429,28 @@ def test_progress_bar_only_when_asked(capsys, tmp_path):
     r = estimate_files(m, [p], progress=True, chunk=500)
     err = capsys.readouterr().err
     assert "%" in err and "reports" in err and r["reports"] == 3000
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fxdp.make_geometric(4, (0, 30), constant_time=True),
+    lambda: fxdp.make_geometric(3),
+    lambda: fxdp.make_geometric(2, (-50, 50), vector=True, dim=3),
+    lambda: fxdp.make_laplace_fixed(0.5, bounds=(-8, 8), L="1/4"),
+], ids=["bounded_ct", "unbounded", "vector", "laplace_fixed"])
+def test_multiset_statistic_estimates_without_expanding_reports(make, monkeypatch):
+    """The default statistic hands (distinct rows, counts) to estimate_from_multiset: the same
+    estimate as in memory, and the n reports are never rebuilt (O(distinct) memory)."""
+    from fxdp.mechanisms import _wire
+    m = make()
+    values, truth = m.synthetic_population(20_000, 4)
+    out = m.simulate(values, 4)
+    stat = m.report_statistic()
+    for lo in range(0, len(out), 3000):
+        stat.add(out[lo:lo + 3000])
+    monkeypatch.setattr(_wire.ReportMultiset, "reports", lambda self: pytest.fail("reports expanded"))
+    got = stat.estimate_rows(truth)
+    want = m.estimate_rows(out, truth)
+    assert [r["name"] for r in got] == [r["name"] for r in want]
+    for g, w in zip(got, want):
+        assert g["estimate"] == pytest.approx(w["estimate"], rel=1e-12, abs=1e-12)
+        assert g["stderr"] == pytest.approx(w["stderr"], rel=1e-9)

@@ -209,6 +209,25 @@ class _FixedBase(Mechanism):
         """Mean of the true values from raw releases (fixed_point_mean)."""
         return fixed_point_mean(raw_outputs, self)
 
+    def estimate_from_multiset(self, rows, counts):
+        """fixed_point_mean on the distinct raw releases `rows` seen counts[i] times (weighted
+        sums, O(distinct) memory; equal to the in-memory estimate up to float rounding)."""
+        import numpy as np
+        from ..reports import Estimate
+        raw = np.asarray(rows, dtype=np.int64).reshape(len(counts), -1)
+        c = np.asarray(counts, dtype=np.int64)
+        keep = (raw != EXCEPTION_RAW).all(axis=1)
+        vals = raw[keep].astype(np.float64) / (1 << self.F)
+        c = c[keep].astype(np.float64)
+        n = float(c.sum())
+        if n < 2:
+            raise ValueError("fewer than 2 releases inside [m, M]: nothing to estimate")
+        mean = (vals * c[:, None]).sum(axis=0) / n
+        var = (((vals - mean) ** 2) * c[:, None]).sum(axis=0) / (n - 1)
+        if not self.planar:
+            mean, var = float(mean[0]), float(var[0])
+        return Estimate("mean", mean, np.sqrt(var / n))
+
     def synthetic_population(self, devices, seed):
         """Raw fixed-point inputs in the middle half of the safe range [m, M]; truth: their mean."""
         import numpy as np

@@ -431,6 +431,9 @@ class ReportMultiset:
     def estimate_rows(self, truth=None):
         if self.n == 0:
             raise ValueError("reports: no reports to estimate from")
+        finish = getattr(self.m, "estimate_from_multiset", None)
+        if finish is not None:           # the family's estimator on (distinct rows, counts): O(distinct) memory
+            return finish(self.rows, self.counts).as_rows(truth)
         return self.m.estimate_rows(self.reports(), truth)
 
 

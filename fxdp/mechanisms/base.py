@@ -63,7 +63,10 @@ Reports on the wire (docs/wire.md)
     ``simulate`` returns; None: the output C type).  ``report_layout()`` (fields, fingerprint,
     record size), ``encode_reports(outputs)`` -> bytes, ``decode_reports(bytes_or_path_or_file)``,
     ``iter_report_chunks(source)`` (streaming), ``report_statistic()`` (the mergeable sufficient
-    statistic ``fxdp estimate`` streams into; default the multiset of reports) are generic.
+    statistic ``fxdp estimate`` streams into; default the multiset of reports) are generic.  A
+    family whose estimator is a function of the distinct reports and their counts gives
+    ``estimate_from_multiset(rows, counts)`` (an Estimate), so the default statistic never
+    expands the multiset back into n reports (the geometric, the finite-precision Laplace).
 Plots
     ``default_pair()``: a neighbouring input pair; ``output_distribution(x,
     x_prime)``: an ``fxdp.mechanisms.distribution.OutputDistribution``.

@@ -247,14 +247,32 @@ class Geometric(Mechanism):
             return bounded_geometric_mean(reports, self)
         return geometric_sum(reports, self)
 
+    def estimate_from_multiset(self, rows, counts):
+        """estimate() on the distinct reports `rows` (one per row) seen counts[i] times: the same
+        estimators without expanding the reports (exact integer sums)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(len(counts), -1)
+        counts = np.asarray(counts, dtype=np.int64)
+        if self.table is not None and not self.vector:
+            lo, hi = self.bounds
+            if rows.size and (rows.min() < lo or rows.max() > hi):
+                raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
+            hist = np.zeros(hi - lo + 1, dtype=np.int64)
+            np.add.at(hist, rows[:, 0] - lo, counts)
+            return _bounded_mean_from_histogram(hist, self)
+        total = sum(int(v) * int(c) for v, c in zip(rows.astype(object).sum(axis=1), counts))
+        elements = int(counts.sum()) * rows.shape[1]
+        var = 0.0 if self.scale == 0 else discrete_laplace_variance(self.s, self.t)
+        return Estimate("sum", float(total), math.sqrt(elements * var))
+
     def synthetic_population(self, devices, seed):
         rng = np.random.default_rng([seed, 0x5EED])
         lo, hi = self.bounds
         lo_v, hi_v = max(lo, -1000), min(hi, 1000)
         mid, span = (lo_v + hi_v) // 2, max((hi_v - lo_v) // 4, 0)
-        values = rng.integers(mid - span, mid + span + 1, size=devices).astype(np.int64)
+        cols = (self.dim or 1) if self.vector else 1
+        values = rng.integers(mid - span, mid + span + 1, size=devices * cols).astype(np.int64)
         if self.vector:
-            values = values.reshape(devices, 1)
+            values = values.reshape(devices, cols)      # a fixed dim: every device reports dim values
         return values, self.true_statistic(values)
 
     def true_statistic(self, values):
@@ -494,12 +512,17 @@ def bounded_geometric_mean(noised, mechanism):
     it is conservative (as for the frequency estimators).
     """
     y = reports_array(noised).ravel()
-    _, w = channel_scores(mechanism)
     lo, hi = mechanism.bounds
     if y.min() < lo or y.max() > hi:
         raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
-    counts = np.bincount(y - lo, minlength=hi - lo + 1).astype(np.float64)
-    n = y.size
+    return _bounded_mean_from_histogram(np.bincount(y - lo, minlength=hi - lo + 1), mechanism)
+
+
+def _bounded_mean_from_histogram(hist, mechanism):
+    """bounded_geometric_mean from hist[y - lo], the number of reports equal to y."""
+    _, w = channel_scores(mechanism)
+    counts = np.asarray(hist).astype(np.float64)
+    n = int(np.asarray(hist).sum())
     mean = float(counts @ w) / n
     var = float(counts @ (w - mean) ** 2) / max(n - 1, 1)
     return Estimate("mean", mean, math.sqrt(var / n))
