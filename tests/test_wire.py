@@ -454,3 +454,17 @@ def test_multiset_statistic_estimates_without_expanding_reports(make, monkeypatc
     for g, w in zip(got, want):
         assert g["estimate"] == pytest.approx(w["estimate"], rel=1e-12, abs=1e-12)
         assert g["stderr"] == pytest.approx(w["stderr"], rel=1e-9)
+
+
+def test_rappor_full_statistic_is_per_cohort_sums():
+    """Full RAPPOR streams into per-cohort bit sums (O(cohorts x k)); the decode equals the
+    in-memory one, and the statistic merges."""
+    m = fxdp.make_rappor_full(32, 2, 4, 0.5, 0.25, 0.75, value_bytes=16)
+    values, truth = m.synthetic_population(6_000, 2)
+    out = m.simulate(values, 2)
+    a, b = m.report_statistic(), m.report_statistic()
+    a.add(out[:2500])
+    b.add(out[2500:])
+    a.merge(b)
+    assert a.n == 6_000 and a.y.shape == (4, 32)
+    assert a.estimate_rows(truth) == m.estimate_rows(out, truth)

@@ -638,6 +638,11 @@ class RapporFull(Mechanism):
         from .rappor_full_estimate import bloom_counts
         return bloom_counts(reports, self).as_estimate()
 
+    def report_statistic(self):
+        """Per-cohort report and bit counts (streaming estimation in O(cohorts x k) memory)."""
+        from .rappor_full_estimate import CohortBitSums
+        return CohortBitSums(self)
+
     def estimate_rows(self, reports, truth=None):
         """Candidate frequencies (decode) of the synthetic candidates against their truth."""
         from .rappor_full_estimate import decode

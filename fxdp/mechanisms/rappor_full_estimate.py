@@ -88,12 +88,28 @@ def bloom_counts(reports, m):
     cohorts, bits = _split(reports, m)
     if cohorts.size == 0:
         raise ValueError("reports must not be empty")
+    n_c, y = cohort_bit_sums(cohorts, bits, m)
+    return bloom_counts_from_sums(y, n_c, m)
+
+
+def cohort_bit_sums(cohorts, bits, m):
+    """(N_c reports per cohort, Y_ci reports of cohort c with bit i set), as float64 arrays."""
     n_c = np.bincount(cohorts, minlength=m.cohorts).astype(np.float64)
     y = np.zeros((m.cohorts, m.k), np.float64)
     order = np.argsort(cohorts, kind="stable")
     present = np.flatnonzero(n_c)
     starts = np.concatenate([[0], np.cumsum(n_c[present])[:-1]]).astype(np.int64)
     y[present] = np.add.reduceat(bits[order].astype(np.int64), starts, axis=0)
+    return n_c, y
+
+
+def bloom_counts_from_sums(y, n_c, m):
+    """bloom_counts from the per-cohort sufficient statistic (Y_ci, N_c)."""
+    ps, qs = pq_star(m)
+    if ps == qs:
+        raise ValueError("f = 1 or p = q: the reports carry no information about the Bloom bits")
+    y = np.asarray(y, np.float64)
+    n_c = np.asarray(n_c, np.float64)
     ps_f, qs_f = float(ps), float(qs)
     d = qs_f - ps_f
     est = (y - n_c[:, None] * ps_f) / d
@@ -247,3 +263,37 @@ def audit_rappor_full(m, level="one"):
 
 __all__ = ["BloomCounts", "Decoded", "bloom_counts", "bloom_count_stderr", "decode", "pq_star",
            "audit_rappor_full"]
+
+
+class CohortBitSums:
+    """Full RAPPOR's mergeable sufficient statistic for streaming estimation (fxdp estimate,
+    --engine dask): per cohort, the number of reports and of reports with each bit set: O(cohorts
+    x k) memory however many reports.  estimate_rows decodes the synthetic candidates from it, as
+    RapporFull.estimate_rows does from the reports (the same bloom counts, hence the same rows)."""
+
+    def __init__(self, m):
+        self.m = m
+        self.y = np.zeros((m.cohorts, m.k), np.int64)
+        self.n_c = np.zeros(m.cohorts, np.int64)
+
+    @property
+    def n(self):
+        return int(self.n_c.sum())
+
+    def add(self, reports):
+        cohorts, bits = _split(reports, self.m)
+        n_c, y = cohort_bit_sums(cohorts, bits, self.m)
+        self.n_c += n_c.astype(np.int64)
+        self.y += y.astype(np.int64)
+        return self
+
+    def merge(self, other):
+        self.n_c += other.n_c
+        self.y += other.y
+        return self
+
+    def estimate_rows(self, truth=None):
+        if self.n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        counts = bloom_counts_from_sums(self.y, self.n_c, self.m)
+        return decode(None, self.m, self.m.SYNTHETIC_CANDIDATES, counts=counts).rows(truth)
