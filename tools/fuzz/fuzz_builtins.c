@@ -48,11 +48,15 @@ void Frama_C_make_unknown(char *p, size_t n)
     if (n == 0u) {
         return;
     }
-    memcpy(p, fuzz_data + fuzz_pos, got);
-    fuzz_pos += got;
+    if (got != 0u) {
+        memcpy(p, fuzz_data + fuzz_pos, got);
+        fuzz_pos += got;
+    }
     memset(p + got, 0, head - got);
-    for (size_t i = head; i < n; i++) {
-        p[i] = p[i - head];
+    for (size_t done = head; done < n;) {    /* doubling copies: tables of 2^16 words per call */
+        size_t chunk = done < n - done ? done : n - done;
+        memcpy(p + done, p, chunk);
+        done += chunk;
     }
 }
 
