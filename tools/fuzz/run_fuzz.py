@@ -127,7 +127,9 @@ def run_target(binary: Path, out: Path, entry: str | None, seconds: int, runs: i
     artifacts = sorted(str(a) for a in art.iterdir())
     return {
         "entry": label, "rc": p.returncode, "wall_s": round(wall, 2),
-        "execs": stats.get("number_of_executed_units"), "execs_per_s": stats.get("average_exec_per_sec"),
+        # libFuzzer's own average is 0 below one second: the rate over the process's wall time instead
+        "execs": stats.get("number_of_executed_units"),
+        "execs_per_s": round(stats.get("number_of_executed_units", 0) / max(wall, 1e-9)),
         "cov": int(cov[-1][0]) if cov else None, "ft": int(cov[-1][1]) if cov else None,
         "corpus": len(list(corpus.iterdir())),
         "counts": {n: int(c) for n, c in COUNT_RE.findall(log)},
