@@ -142,15 +142,17 @@ def run_target(binary: Path, out: Path, entry: str | None, seconds: int, runs: i
 FUNC_RE = re.compile(r"^(COVERED|UNCOVERED)_FUNC: hits: (\d+) edges: (\d+)/(\d+) (\w+) (\S+):(\d+)$", re.M)
 
 
-def coverage(binary: Path, out: Path, selected: list[str], src: Path = CSRC) -> dict:
+def coverage(binary: Path, out: Path, selected: list[str], src: Path = CSRC, mixed: bool = False) -> dict:
     """Library edges that the corpora reach: every corpus input, its selector bytes set to its
-    driver, replayed once (-runs=0 -print_coverage=1); per function of csrc/ (static inline
-    helpers of fxdp_internal.h once per including file)."""
+    driver (the mixed corpus as it is), replayed once (-runs=0 -print_coverage=1); per function
+    of csrc/ (static inline helpers of fxdp_internal.h once per including file)."""
     names = entries()
     merged = out / "coverage-inputs"
     shutil.rmtree(merged, ignore_errors=True)
     merged.mkdir(parents=True)
-    for n in selected:
+    for f in sorted((out / "corpus" / "mixed").glob("*")) if mixed else []:
+        (merged / f.name).write_bytes(f.read_bytes())
+    for n in [] if mixed else selected:
         sel = names.index(n).to_bytes(2, "little")
         for i, f in enumerate(sorted((out / "corpus" / n).glob("*"))):
             (merged / f"{n}-{i}").write_bytes(sel + f.read_bytes()[2:])
@@ -220,8 +222,8 @@ def main(argv=None) -> int:
     if never:
         print(f"never executed: {never}")
     cov = None
-    if args.coverage and not args.mixed:
-        cov = coverage(binary, out, selected, src)
+    if args.coverage:
+        cov = coverage(binary, out, selected, src, args.mixed)
         print(f"coverage of csrc/: {cov['edges']}/{cov['edges_total']} edges, {cov['functions_reached']}/"
               f"{cov['functions']} functions; unreached: {', '.join(cov['unreached']) or 'none'}")
     if args.json:
