@@ -107,6 +107,7 @@ def run_target(binary: Path, out: Path, entry: str | None, seconds: int, runs: i
     corpus.mkdir(parents=True, exist_ok=True)
     art = out / "artifacts" / label
     art.mkdir(parents=True, exist_ok=True)
+    before = set(art.iterdir())     # artifacts of earlier runs are not this run's findings
     env = dict(os.environ)
     env.pop("FXDP_FUZZ_ENTRY", None)
     if entry:
@@ -124,7 +125,7 @@ def run_target(binary: Path, out: Path, entry: str | None, seconds: int, runs: i
     stats = {k: int(v) for k, v in STAT_RE.findall(log)}
     cov = COV_RE.findall(log)
     findings = sorted({m.group(0) for m in FINDING_RE.finditer(log)})
-    artifacts = sorted(str(a) for a in art.iterdir())
+    artifacts = sorted(str(a) for a in set(art.iterdir()) - before)
     return {
         "entry": label, "rc": p.returncode, "wall_s": round(wall, 2),
         # libFuzzer's own average is 0 below one second: the rate over the process's wall time instead
