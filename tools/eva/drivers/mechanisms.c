@@ -4,8 +4,14 @@
  * would be a read or write before the parameter check). */
 #include "eva_common.h"
 
-/* rr: t - 1 thresholds with t <= 2^(k-1) <= 2^31; geometric: 2 width <= 65534 */
-static uint32_t rr_table[0x80000000u];
+/* rr: t - 1 thresholds with t <= 2^(k-1) <= 2^31; geometric: 2 width <= 65534.  The fuzz build
+ * (tools/fuzz) has no 8 GiB: its table is smaller and any_rr_cfg clamps t to fit it. */
+#ifdef FXDP_FUZZ
+#define RR_TABLE_ENTRIES (1u << 16)
+#else
+#define RR_TABLE_ENTRIES 0x80000000u
+#endif
+static uint32_t rr_table[RR_TABLE_ENTRIES];
 static uint32_t geo_table[1u << 16];
 
 static fxdp_rr_bool_cfg rb;
@@ -46,6 +52,13 @@ static void any_rr_cfg(void)
     eva_unknown(&rc, sizeof rc);
     eva_unknown(rr_table, sizeof rr_table);
     rc.thresholds = EVA_OR_NULL(rr_table);
+#ifdef FXDP_FUZZ
+    /* the contract: thresholds holds t - 1 entries for every valid t (<= 2^31); above that t is
+     * invalid whatever the table, and stays so */
+    if (rc.t > RR_TABLE_ENTRIES + 1u && rc.t <= 0x80000000u) {
+        rc.t = RR_TABLE_ENTRIES + 1u;
+    }
+#endif
     x32 = any_u32();
 }
 

@@ -2,7 +2,11 @@
  * largest any valid cfg needs (block: MAX_VALUE_BYTES, out: MAX_K (+2), positions: MAX_H). */
 #include "eva_common.h"
 
+#ifdef FXDP_FUZZ
+#define FLEET_MAX 64u     /* the fuzz build: fewer devices per call, more calls per second */
+#else
 #define FLEET_MAX 4096u   /* fleet: n devices, n in 0..FLEET_MAX (rows of the largest cfg) */
+#endif
 
 static fxdp_rappor_full_cfg cfg;
 static fxdp_rappor_full_device dev;
