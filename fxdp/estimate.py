@@ -195,9 +195,13 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
             m = constructor(kind)(**kwargs)
         except ValueError:            # the oracle cannot realize this epsilon at this precision
             continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = float(m.variance(0.0, n))
+        if m.epsilon == 0 or not math.isfinite(var):
+            continue                  # realized with p = q: the reports carry no information
         shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
         rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon,
-                     "variance": float(m.variance(0.0, n)),
+                     "variance": var,
                      "bits_per_report": m.bits_per_report if size is None else size, "mechanism": m})
     if not rows:
         raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")

@@ -94,3 +94,13 @@ def test_ibu_rejects_bad_arguments():
         E.ibu(np.full((3, 4), 2), m)
     with pytest.raises(ValueError, match="empty"):
         E.ibu(np.zeros((0, 4), dtype=np.int64), m)
+
+
+def test_recommend_skips_oracles_realized_without_information():
+    """k-ary RR over 65536 items at epsilon 0.5 realizes p = q at 32 bits (epsilon 0): no finite
+    variance, so it is not recommended; every listed row has a finite variance."""
+    import math
+    rows = E.recommend_frequency_oracle(0.5, 65536, 10**6)
+    assert "randomized_response" not in [r["kind"] for r in rows]
+    assert rows and all(math.isfinite(r["variance"]) and r["epsilon"] > 0 for r in rows)
+    assert "randomized_response" in [r["kind"] for r in E.recommend_frequency_oracle(4, 65536, 10**6)]
