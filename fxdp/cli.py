@@ -391,9 +391,12 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    from .dask_engine import ClusterError      # imports no Dask (that waits for --engine dask)
     try:
         return args.func(args)
-    except (ValueError, TypeError, OSError, ImportError) as exc:
+    except (ValueError, TypeError, OSError, ImportError, NotImplementedError, ClusterError) as exc:
+        # NotImplementedError: a kind without the requested protocol hook (e.g. full RAPPOR has
+        # no true statistic of arbitrary --values); ClusterError: devices or reports unaccounted for
         print(f"fxdp {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -188,3 +188,19 @@ def test_plot_commands(capsys, tmp_path):
     assert d["stderr"][1] < d["stderr"][0] / 5              # ~ 1/sqrt(n): 10x
     code, _, err = run(capsys, "plot", cfg, "error", "--out", str(out), "--sizes", "a,b")
     assert code == 2 and "--sizes" in err
+
+
+def test_cli_kind_without_a_protocol_hook_is_a_clean_error(tmp_path, capsys):
+    """fxdp simulate --values on a kind with no true statistic of arbitrary values (full RAPPOR):
+    exit 2 with a one-line message, no traceback."""
+    import numpy as np
+
+    from fxdp.cli import main
+    cfg = tmp_path / "rf.toml"
+    cfg.write_text('[mechanism]\nkind = "rappor_full"\nk = 32\nh = 2\ncohorts = 8\nf = 0.5\np = 0.25\n'
+                   'q = 0.75\nvalue_bytes = 16\n')
+    vals = tmp_path / "v.npy"
+    np.save(vals, np.array([1, 2, 3]))
+    assert main(["simulate", str(cfg), "--values", str(vals)]) == 2
+    err = capsys.readouterr().err
+    assert "no true statistic" in err and "Traceback" not in err
