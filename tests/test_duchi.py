@@ -231,4 +231,4 @@ def test_config_and_cli_kind():
                                                "constant_time": True}
     spec = m.device_spec()
     assert spec["c_function"] == "fxdp_duchi_ct" and "exactly 44 random bits" in spec["summary"]
-    assert spec["output"] == {"ctype": "uint8_t", "count": 1}
+    assert spec["output"] == {"ctype": "uint8_t", "count": 1, "min": 0, "max": 1}

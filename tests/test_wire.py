@@ -468,3 +468,23 @@ def test_rappor_full_statistic_is_per_cohort_sums():
     a.merge(b)
     assert a.n == 6_000 and a.y.shape == (4, 32)
     assert a.estimate_rows(truth) == m.estimate_rows(out, truth)
+
+
+@pytest.mark.parametrize("make", [lambda: fxdp.make_local_hashing(40, 2), lambda: fxdp.make_subset_selection(40, 1),
+                                  lambda: fxdp.make_longitudinal_grr(40, 3, 1)], ids=["olh", "ss", "lgrr"])
+def test_item_oracles_stream_into_support_counts(make):
+    """Item oracles without a cheaper statistic keep per-item support counts (O(d)): chunks and
+    merges give the in-memory estimate."""
+    m = make()
+    values, truth = m.synthetic_population(8_000, 6)
+    out = m.simulate(values, 6)
+    a, b = m.report_statistic(), m.report_statistic()
+    a.add(out[:3000])
+    b.add(out[3000:5000])
+    b.add(out[5000:])
+    a.merge(b)
+    assert type(a).__name__ == "SupportCounts" and a.n == 8_000 and a.counts.shape == (40,)
+    got, want = a.estimate_rows(truth), m.estimate_rows(out, truth)
+    for g, w in zip(got, want):
+        assert g["name"] == w["name"] and g["estimate"] == pytest.approx(w["estimate"], rel=1e-12, abs=1e-15)
+        assert g["stderr"] == pytest.approx(w["stderr"], rel=1e-12)

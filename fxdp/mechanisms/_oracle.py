@@ -13,6 +13,42 @@ from .base import Mechanism
 MAX_EPSILON = 64
 
 
+class SupportCounts:
+    """An item oracle's mergeable sufficient statistic for streaming estimation: the per-item
+    support counts and n (O(d) memory, whatever the report size: a local-hashing report's hash
+    seed or a subset's k indices are reduced chunk by chunk).  estimate_rows is the unbiased
+    estimate on them (fxdp.reports.Support.unbiased), the family's estimate on the reports."""
+
+    def __init__(self, mechanism):
+        self.m = mechanism
+        self.counts = np.zeros(mechanism.d, dtype=np.int64)
+        self._n = 0
+        self._pq = None
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    def add(self, reports):
+        sup = self.m.frequency_support(reports)
+        self.counts += np.asarray(sup.counts, dtype=np.int64)
+        self._n += int(sup.n)
+        self._pq = (sup.p, sup.q)
+        return self
+
+    def merge(self, other):
+        self.counts += other.counts
+        self._n += other.n
+        self._pq = self._pq or other._pq
+        return self
+
+    def estimate_rows(self, truth=None):
+        if self._n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        from ..reports import Support
+        return Support(self.counts, self._n, *self._pq).unbiased().as_rows(truth)
+
+
 class ItemOracle(Mechanism):
     input_metric = "DiscreteMetric"
     output_measure = "MaxDivergence"
@@ -61,6 +97,11 @@ class ItemOracle(Mechanism):
 
     def harness_inputs(self):
         return {"kind": "index", "n": self.d}
+
+    def report_statistic(self):
+        """Per-item support counts (SupportCounts); oracles with a cheaper exact statistic
+        (unary encoding's bit sums, Hadamard response's histogram) override this."""
+        return SupportCounts(self)
 
     def default_pair(self):
         return 0, 1

@@ -184,7 +184,7 @@ class Mechanism:
 
     def simulate_device(self, values, seed, device_ids=None):
         """Fleet outputs on device-form inputs (the export harness); default: simulate."""
-        return self.simulate(values, seed, device_ids)
+        return self.simulate(values, seed, device_ids=device_ids)
 
     # --- estimation ----------------------------------------------------------------
     def estimate(self, reports):

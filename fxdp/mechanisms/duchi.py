@@ -160,7 +160,7 @@ class Duchi(GridNumeric):
             "cfg_init": _init([("a_p", u64(f["a_p"])), ("prob_bits", u8(f["prob_bits"])), ("bits", u8(f["bits"]))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint8_t", "count": 1},
+            "output": {"ctype": "uint8_t", "count": 1, "min": 0, "max": 1},
             "sources": list(SRC_DUCHI),
             "summary": (f"Duchi et al. one-bit mechanism on [{self.lo}, {self.hi}], grid index in [0, {self.N}]: "
                         f"P(y = 1) runs linearly from 1 - p to p, p = {_p(self.p)}; epsilon <= {self.epsilon!r}; "

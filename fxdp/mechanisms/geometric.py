@@ -464,11 +464,19 @@ def geometric_sum(noised, mechanism):
     Unbiased when no release saturated at the bounds (the noise is symmetric);
     the standard error is sqrt(n Var(Z)).
     """
-    y = reports_array(noised).astype(np.float64).ravel()
+    y = reports_array(noised).ravel()
     n = y.size
     var = 0.0 if mechanism.scale == 0 else discrete_laplace_variance(mechanism.s, mechanism.t)
-    total = float(y.sum())
-    return Estimate("sum", total, math.sqrt(n * var))
+    return Estimate("sum", float(exact_int_sum(y)), math.sqrt(n * var))
+
+
+def exact_int_sum(y):
+    """The exact sum of int64 values (a Python int): high and low 32-bit halves summed in int64
+    (no overflow below 2^31 values), so huge releases do not cancel in float."""
+    y = np.asarray(y, dtype=np.int64)
+    hi = y >> np.int64(32)
+    lo = y & np.int64(0xFFFFFFFF)
+    return (int(hi.sum()) << 32) + int(lo.sum())
 
 
 def geometric_mean(noised, mechanism):

@@ -47,6 +47,7 @@ def realize_beta(epsilon, prob_bits):
 class Hybrid(GridNumeric):
     """The Hybrid mechanism on a grid (see the module docstring)."""
     kind = "hybrid"
+    report_dtype = "int64"         # decoded reports as simulate returns them (output cells)
 
     def __init__(self, lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB_BITS):
         self._check_args(lo, hi, epsilon, bits, constant_time, prob_bits)
@@ -157,7 +158,7 @@ class Hybrid(GridNumeric):
             "cfg_init": _init([("b", u64(self.b)), ("pm", pm_init), ("duchi", du_init)]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.L + 1},
             "sources": list(SRC_HM),
             "summary": (f"Hybrid mechanism on [{self.lo}, {self.hi}]: Piecewise (cells < {self.L}) w.p. "
                         f"{self.b}/2^{self.prob_bits}, else Duchi ({self.L} + bit); epsilon <= {self.epsilon!r}; "

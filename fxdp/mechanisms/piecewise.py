@@ -84,6 +84,7 @@ def _sq_sum(a, b, shift):
 class Piecewise(GridNumeric):
     """The Piecewise mechanism on a grid (see the module docstring)."""
     kind = "piecewise"
+    report_dtype = "int64"         # decoded reports as simulate returns them (output cells)
 
     def __init__(self, lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB_BITS):
         self._check_args(lo, hi, epsilon, bits, constant_time, prob_bits)
@@ -206,7 +207,7 @@ class Piecewise(GridNumeric):
                                ("bits", u8(f["bits"]))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
-            "output": {"ctype": "uint32_t", "count": 1},
+            "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.L - 1},
             "sources": list(SRC_PM),
             "summary": (f"Piecewise mechanism on [{self.lo}, {self.hi}], grid index in [0, {self.N}], output cell in "
                         f"[0, {self.L}): band of w = {self.w} cells w.p. {self.band_num}/2^{self.prob_bits} "
