@@ -375,7 +375,7 @@ def test_simulate_releases_the_gil():
     import numba
 
     m = make_randomized_response_bool(0.75)
-    x = np.zeros(4_000_000, dtype=bool)
+    x = np.zeros(16_000_000, dtype=bool)                # >= 0.2 s of kernel at the lane fleet's ~2e7/s
     m.simulate(x[:10], 1)                              # compiled / loaded from the cache
     span = {}
 
