@@ -151,6 +151,12 @@ def main(argv=None):
                     except LookupError:
                         continue
                     rows = {"f": [], "p": [], "fi": [], "pi": []}
+                    try:
+                        peer["client"](zipf_population(d, 2, 0), d, eps)
+                    except Exception as e:      # a peer that fails on its own client: say so, go on
+                        print(f"| {kind} | {d} | {eps:g} | {peer_name} | peer client error: "
+                              f"{type(e).__name__}: {e} | | | | | | | |", flush=True)
+                        continue
                     for t in range(args.trials):
                         v = zipf_population(d, args.n, 1000 * t + d)
                         truth = np.bincount(v, minlength=d) / v.size

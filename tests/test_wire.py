@@ -436,7 +436,10 @@ def test_progress_bar_only_when_asked(capsys, tmp_path):
     lambda: fxdp.make_geometric(3),
     lambda: fxdp.make_geometric(2, (-50, 50), vector=True, dim=3),
     lambda: fxdp.make_laplace_fixed(0.5, bounds=(-8, 8), L="1/4"),
-], ids=["bounded_ct", "unbounded", "vector", "laplace_fixed"])
+    lambda: fxdp.make_duchi(-20, 60, 1),
+    lambda: fxdp.make_piecewise(0, 40, 2),
+    lambda: fxdp.make_hybrid(0, 40, 2, constant_time=True),
+], ids=["bounded_ct", "unbounded", "vector", "laplace_fixed", "duchi", "piecewise", "hybrid"])
 def test_multiset_statistic_estimates_without_expanding_reports(make, monkeypatch):
     """The default statistic hands (distinct rows, counts) to estimate_from_multiset: the same
     estimate as in memory, and the n reports are never rebuilt (O(distinct) memory)."""

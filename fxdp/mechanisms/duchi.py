@@ -121,6 +121,16 @@ class Duchi(GridNumeric):
         var_t = (float(self.B) ** 2 - min(1.0, mt * mt)) / n
         return Estimate("mean", float(self.lo) + half * (1 + mt), half * np.sqrt(var_t))
 
+    def estimate_from_multiset(self, rows, counts):
+        """estimate() on distinct reports with their counts (no n-sized array)."""
+        t = self.positions(np.asarray(rows).reshape(-1))
+        c = np.asarray(counts, dtype=np.float64)
+        n = float(c.sum())
+        mt = float((t * c).sum() / n)
+        half = float(self.hi - self.lo) / 2
+        var_t = (float(self.B) ** 2 - min(1.0, mt * mt)) / n
+        return Estimate("mean", float(self.lo) + half * (1 + mt), half * np.sqrt(var_t))
+
     def variance(self, readings):
         """Closed-form variance of the mean estimate for this population of readings (on the grid):
         ((hi - lo)/2)^2 (B^2 - mean t_i^2) / n."""

@@ -117,6 +117,17 @@ class Hybrid(GridNumeric):
         return Estimate("mean", float(self.lo) + half * (1 + float(t.mean())),
                         half * math.sqrt(float(t.var()) / t.shape[0]))
 
+    def estimate_from_multiset(self, rows, counts):
+        """estimate() on distinct reports with their counts (no n-sized array): the weighted mean
+        and variance of the positions."""
+        t = self.positions(np.asarray(rows).reshape(-1))
+        c = np.asarray(counts, dtype=np.float64)
+        n = float(c.sum())
+        mt = float((t * c).sum() / n)
+        vt = float((((t - mt) ** 2) * c).sum() / n)
+        half = float(self.hi - self.lo) / 2
+        return Estimate("mean", float(self.lo) + half * (1 + mt), half * math.sqrt(vt / n))
+
     def variance(self, readings):
         """Closed form: ((hi - lo)/2)^2 mean_i(beta E_PM[t^2 | i] + (1 - beta) B^2 - t_i^2) / n."""
         i = self.grid_indices(readings)

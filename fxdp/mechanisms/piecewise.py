@@ -154,6 +154,17 @@ class Piecewise(GridNumeric):
         return Estimate("mean", float(self.lo) + half * (1 + float(t.mean())),
                         half * math.sqrt(float(t.var()) / n))
 
+    def estimate_from_multiset(self, rows, counts):
+        """estimate() on distinct reports with their counts (no n-sized array): the weighted mean
+        and variance of the positions."""
+        t = self.positions(np.asarray(rows).reshape(-1))
+        c = np.asarray(counts, dtype=np.float64)
+        n = float(c.sum())
+        mt = float((t * c).sum() / n)
+        vt = float((((t - mt) ** 2) * c).sum() / n)
+        half = float(self.hi - self.lo) / 2
+        return Estimate("mean", float(self.lo) + half * (1 + mt), half * math.sqrt(vt / n))
+
     def _second_moment(self, i):
         """E[c_j^2 | i] for grid indices i (float64 array), in closed form."""
         i = np.asarray(i, dtype=np.float64)
