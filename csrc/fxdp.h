@@ -161,8 +161,13 @@ typedef int (*fxdp_fill_fn)(void *ctx, uint8_t *out, size_t n);
 enum {
     FXDP_MODE_CHACHA = 0,  /* ChaCha20 keystream of (key, nonce), counter 0, 1, ...   */
     FXDP_MODE_REPLAY = 1,  /* the words preloaded in block[0..block_len), then failure */
-    FXDP_MODE_HOOK = 2     /* 4 bytes per word from fill(), little-endian              */
+    FXDP_MODE_HOOK = 2,    /* 4 bytes per word from fill(), little-endian              */
+    FXDP_MODE_CHACHA_FKE = 3 /* stream version 2: block j keyed by K_j; words 0..7 = K_{j+1}, 8..15 out */
 };
+
+/* Stream versions (docs/bitstream.md): 1 = plain keystream, 2 = fast key erasure. */
+#define FXDP_STREAM_V1 1u
+#define FXDP_STREAM_V2 2u
 
 /* The bit-source state.  Its first 34 uint32 words are shared with the Numba
  * kernels, which keep the same state in a uint32 array (see
@@ -186,14 +191,25 @@ typedef struct fxdp_rng {
 
 /* Init the rng to the keyed ChaCha20 stream of (key, nonce): counter 0, nothing buffered, status 0. */
 void fxdp_rng_init_keyed(fxdp_rng *r, const uint32_t key[8], const uint32_t nonce[3]);
-/* Keyed stream of (seed, device id, stream): key = seed[0..8), nonce = {device_lo, device_hi, stream} (docs/bitstream.md). */
+/* Version-1 keyed stream of (seed, device id, stream): key = seed[0..8), nonce = {device_lo, device_hi, stream}. */
 void fxdp_rng_init_seed(fxdp_rng *r, const uint32_t seed[8], uint32_t device_lo, uint32_t device_hi, uint32_t stream);
-/* On-device ChaCha20 DRBG: key, nonce = 44 bytes from fill (LE words); fill failure or NULL -> FXDP_ERR_ENTROPY, rng dead. */
+/* Keyed stream of (seed, device id, stream) under stream version 1 or 2; other versions or NULL -> FXDP_ERR_PARAM, rng dead. */
+fxdp_status fxdp_rng_init_stream(fxdp_rng *r, uint32_t version, const uint32_t seed[8], uint32_t device_lo,
+                                 uint32_t device_hi, uint32_t stream);
+/* The keyed stream of (key, nonce) under stream version 1 or 2 (init_keyed is version 1); bad version or NULL -> FXDP_ERR_PARAM, rng dead. */
+fxdp_status fxdp_rng_init_keyed_version(fxdp_rng *r, uint32_t version, const uint32_t key[8], const uint32_t nonce[3]);
+/* On-device forward-secure DRBG: the version-2 stream keyed by 44 bytes from fill (key, nonce; LE words),
+ * keeping fill for fxdp_rng_reseed; fill failure or NULL -> FXDP_ERR_ENTROPY, rng dead. */
 fxdp_status fxdp_rng_init_drbg(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);
+/* DRBG reseed: key ^= 32 fresh bytes from the rng's fill (LE words), buffered block words dropped;
+ * fill failure -> FXDP_ERR_ENTROPY (sticky, state wiped); not a DRBG -> FXDP_ERR_PARAM. */
+fxdp_status fxdp_rng_reseed(fxdp_rng *r);
 /* Raw TRNG mode: each word = 4 bytes from fill(ctx, buf, 4), little-endian; a NULL fill gives a dead rng. */
 void fxdp_rng_init_hook(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);
 /* Replay words[0..n) (n <= 16; words may be NULL iff n == 0), then fail; bad n -> FXDP_ERR_PARAM, rng dead. */
 fxdp_status fxdp_rng_init_replay(fxdp_rng *r, const uint32_t *words, uint32_t n);
+/* Stream bits consumed by a keyed rng started at block 0: counter * (512, or 256 under version 2) - unread. */
+uint64_t fxdp_rng_position(const fxdp_rng *r);
 /* *out = next n bits (n in 0..32), first bit most significant. */
 fxdp_status fxdp_bits(fxdp_rng *r, unsigned n, uint32_t *out);
 /* *out = next n bits (n in 0..64): bits(n) if n <= 32, else bits(n - 32) << 32 | bits(32). */
@@ -291,7 +307,7 @@ fxdp_status fxdp_rappor_full_prr(const fxdp_rappor_full_cfg *cfg, const fxdp_rap
 fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_device *dev,
                                     fxdp_rng *r, const uint8_t *block, uint8_t *out);
 /* Export entry point (fxdp export, fxdp.export.harness): one report by the device of r.  If r is a
- * keyed ChaCha20 stream (FXDP_MODE_CHACHA: simulation, or the DRBG keyed by a persistent device
+ * keyed ChaCha20 stream (FXDP_MODE_CHACHA or _FKE: simulation, or the DRBG keyed by a persistent device
  * seed) the device is provisioned from r's sibling stream (r's key, nonce words 0 and 1, nonce
  * word 2 = 1), exactly as RapporFull.simulate does; otherwise (hook, replay) it is provisioned by
  * drawing from r itself (a fresh device: one report, no memoization).
@@ -299,11 +315,12 @@ fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_
 fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cfg, const uint8_t *block,
                                      uint8_t *out);
 /* Host only (csrc/host/fxdp_host_rappor_full.c, not firmware): a fleet of n devices; device i
- * runs fxdp_rappor_full_release on the keyed stream (seed, ids[i], 0) with input blocks[i] (a row
+ * runs fxdp_rappor_full_release on the keyed stream (seed, ids[i], 0) (seed[0..8) the key, seed[8]
+ * the stream version) with input blocks[i] (a row
  * of value_bytes), writing out[i*(k+2) .. (i+1)*(k+2)) only on success and status[i] (its
  * fxdp_status) always.  Returns FXDP_ERR_PARAM (nothing written) for a bad cfg or NULL
  * pointers, else FXDP_OK. */
-fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[8], const uint64_t *ids,
+fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[9], const uint64_t *ids,
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status);
 
 /* ---- layer 4: mechanisms ----

@@ -370,13 +370,14 @@ fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cf
     if (st != FXDP_OK) {
         return st;
     }
-    if (r->mode == FXDP_MODE_CHACHA) {
+    if (r->mode == FXDP_MODE_CHACHA || r->mode == FXDP_MODE_CHACHA_FKE) {
         fxdp_rng sib;
         uint32_t nonce[3];
         nonce[0] = r->nonce[0];
         nonce[1] = r->nonce[1];
         nonce[2] = 1u;
-        fxdp_rng_init_keyed(&sib, r->key, nonce);
+        (void)fxdp_rng_init_keyed_version(&sib, r->mode == FXDP_MODE_CHACHA_FKE ? FXDP_STREAM_V2 : FXDP_STREAM_V1,
+                                          r->key, nonce);
         st = fxdp_rappor_full_provision(cfg, &sib, &dev);
         wipe(&sib, sizeof sib);
     } else {

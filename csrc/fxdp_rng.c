@@ -76,6 +76,33 @@ void fxdp_rng_init_seed(fxdp_rng *r, const uint32_t seed[8], uint32_t device_lo,
     fxdp_rng_init_keyed(r, seed, nonce);
 }
 
+fxdp_status fxdp_rng_init_keyed_version(fxdp_rng *r, uint32_t version, const uint32_t key[8], const uint32_t nonce[3])
+{
+    if (r == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (key == NULL || nonce == NULL || (version != FXDP_STREAM_V1 && version != FXDP_STREAM_V2)) {
+        rng_dead(r);
+        return FXDP_ERR_PARAM;
+    }
+    fxdp_rng_init_keyed(r, key, nonce);
+    if (version == FXDP_STREAM_V2) {
+        r->mode = FXDP_MODE_CHACHA_FKE;
+    }
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_rng_init_stream(fxdp_rng *r, uint32_t version, const uint32_t seed[8], uint32_t device_lo,
+                                 uint32_t device_hi, uint32_t stream)
+{
+    uint32_t nonce[3];
+
+    nonce[0] = device_lo;
+    nonce[1] = device_hi;
+    nonce[2] = stream;
+    return fxdp_rng_init_keyed_version(r, version, seed, nonce);
+}
+
 static uint32_t load_le32(const uint8_t *b)
 {
     return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
@@ -102,15 +129,51 @@ fxdp_status fxdp_rng_init_drbg(fxdp_rng *r, fxdp_fill_fn fill, void *ctx)
     if (rc != 0) {
         rng_dead(r);
     } else {
-        rng_clear(r, FXDP_MODE_CHACHA);
+        rng_clear(r, FXDP_MODE_CHACHA_FKE);         /* forward secure: fast key erasure */
         for (i = 0; i < 8u; i++) {
             r->key[i] = load_le32(seed + 4u * i);
         }
         for (i = 0; i < 3u; i++) {
             r->nonce[i] = load_le32(seed + 32u + 4u * i);
         }
+        r->fill = fill;                             /* kept for fxdp_rng_reseed */
+        r->fill_ctx = ctx;
     }
     for (i = 0; i < 44u; i++) {
+        wipe[i] = 0;
+    }
+    return rc != 0 ? FXDP_ERR_ENTROPY : FXDP_OK;
+}
+
+fxdp_status fxdp_rng_reseed(fxdp_rng *r)
+{
+    uint8_t fresh[32];
+    volatile uint8_t *wipe = fresh;
+    unsigned i;
+    int rc;
+
+    if (r == NULL || r->mode != FXDP_MODE_CHACHA_FKE || r->fill == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (r->status != 0u) {
+        return FXDP_ERR_ENTROPY;
+    }
+    for (i = 0; i < 32u; i++) {
+        fresh[i] = 0;
+    }
+    rc = r->fill(r->fill_ctx, fresh, sizeof fresh);
+    if (rc != 0) {
+        rng_dead(r);                                /* wipes the key: nothing more is released */
+    } else {
+        for (i = 0; i < 8u; i++) {
+            r->key[i] ^= load_le32(fresh + 4u * i);
+        }
+        for (i = 0; i < 16u; i++) {                 /* drop output drawn under the old key */
+            r->block[i] = 0;
+        }
+        r->word_pos = 16u;
+    }
+    for (i = 0; i < 32u; i++) {
         wipe[i] = 0;
     }
     return rc != 0 ? FXDP_ERR_ENTROPY : FXDP_OK;
@@ -176,6 +239,24 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
         *w = r->block[r->word_pos];
         r->word_pos += 1u;
         return FXDP_OK;
+    case FXDP_MODE_CHACHA_FKE:
+        if (r->word_pos >= 16u) {
+            unsigned i;
+            if (r->counter == UINT32_C(0xFFFFFFFF)) {
+                return refill_fail(r);              /* keystream exhausted */
+            }
+            fxdp_chacha20_block(r->key, r->counter, r->nonce, r->block);
+            for (i = 0; i < 8u; i++) {              /* fast key erasure: words 0..7 are the next key */
+                r->key[i] = r->block[i];
+                r->block[i] = 0;
+            }
+            r->counter += 1u;
+            r->word_pos = 8u;
+        }
+        *w = r->block[r->word_pos];
+        r->block[r->word_pos] = 0;                  /* erase served output */
+        r->word_pos += 1u;
+        return FXDP_OK;
     case FXDP_MODE_REPLAY:
         if (r->word_pos >= r->block_len || r->word_pos >= 16u) {
             return refill_fail(r);                  /* replay exhausted */
@@ -194,6 +275,13 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
     default:
         return refill_fail(r);                      /* unknown mode: fail closed */
     }
+}
+
+uint64_t fxdp_rng_position(const fxdp_rng *r)
+{
+    uint64_t per_block = r->mode == FXDP_MODE_CHACHA_FKE ? 256u : 512u;
+
+    return (uint64_t)r->counter * per_block - (uint64_t)(16u - r->word_pos) * 32u - r->bitcount;
 }
 
 fxdp_status fxdp_bits(fxdp_rng *r, unsigned n, uint32_t *out)

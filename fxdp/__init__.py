@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "QFormat": ("fxdp.fixed", "QFormat"),
     "Generator": ("fxdp.generator", "Generator"),
+    "Seed": ("fxdp.bitsource", "Seed"),
     "audit": ("fxdp.audit", "audit"),
     "accounting": ("fxdp.accounting", None),
     "shuffled_epsilon": ("fxdp.accounting", "shuffled_epsilon"),

@@ -20,6 +20,18 @@ after the final addition, i.e. the keystream serialized as little-endian
 words), for block counters 0, 1, 2, ... (counter 0xFFFFFFFF is never used:
 the stream ends after 2^32 - 1 blocks with an EntropyError).
 
+Stream versions (a seed carries the rule it was made under; ``Seed``):
+  * version 1: the plain keystream above (16 words per block).
+  * version 2 (fast key erasure, Bernstein 2017; the default for new seeds):
+    block j = ChaCha20(K_j, counter j, nonce); its words 0..7 become the next
+    key K_{j+1} (K_0 = the seed's key) and only words 8..15 are output, so
+    8 words per block.  Whoever reads a device's state at block j learns
+    K_j and the unread rest of block j-1's output, but not any earlier
+    output: ChaCha20 cannot be run backwards from K_j.
+  Raw (key, nonce) streams (memoized permanent responses derived from a
+  device secret, RFC vectors) are plain keystreams unless version=2 is asked
+  for: they are deterministic functions of a key the device must keep.
+
 Key and nonce from ``(seed, device_id, stream)``:
   * ``seed``      integer in [0, 2^256):  key word i = (seed >> 32 i) & 0xFFFFFFFF
                   (the 32-byte little-endian encoding of seed is the key);
@@ -36,6 +48,8 @@ from .errors import EntropyError
 MASK32 = 0xFFFFFFFF
 _SIGMA = (0x61707865, 0x3320646E, 0x79622D32, 0x6B206574)  # "expand 32-byte k"
 LAST_COUNTER = 0xFFFFFFFF  # never generated: the keyed stream has 2^32 - 1 blocks
+STREAM_VERSIONS = (1, 2)   # 1: plain keystream; 2: fast key erasure (docs/bitstream.md)
+STREAM_VERSION = 2         # the rule a bare integer seed selects
 
 
 def _rotl(x, n):
@@ -59,9 +73,51 @@ def chacha20_block(key, counter, nonce):
     return [(x[i] + s[i]) & MASK32 for i in range(16)]
 
 
-def derive_key_nonce(seed, device_id=0, stream=0):
-    """The documented (seed, device_id, stream) -> (key words, nonce words) rule."""
+class Seed:
+    """A simulation seed and the stream version it selects (docs/bitstream.md).
+
+    A bare integer seed means ``Seed(value)``, the current rule (STREAM_VERSION);
+    ``Seed(value, stream_version=1)`` replays configs and vectors made before
+    version 2 bit for bit.
+    """
+
+    __slots__ = ("value", "stream_version")
+
+    def __init__(self, value, stream_version=STREAM_VERSION):
+        _check_int("seed", value, 0, (1 << 256) - 1)
+        check_stream_version(stream_version)
+        self.value = value
+        self.stream_version = stream_version
+
+    def __repr__(self):
+        return f"Seed({self.value}, stream_version={self.stream_version})"
+
+    def __eq__(self, other):
+        return (isinstance(other, Seed) and self.value == other.value
+                and self.stream_version == other.stream_version)
+
+    def __hash__(self):
+        return hash((self.value, self.stream_version))
+
+
+def check_stream_version(version):
+    """version in STREAM_VERSIONS, else ValueError naming them."""
+    if isinstance(version, bool) or not isinstance(version, int) or version not in STREAM_VERSIONS:
+        raise ValueError(f"stream_version must be one of {STREAM_VERSIONS}, got {version!r}")
+    return version
+
+
+def seed_parts(seed):
+    """(value, stream version) of an integer seed (current version) or a Seed; ValueError else."""
+    if isinstance(seed, Seed):
+        return seed.value, seed.stream_version
     _check_int("seed", seed, 0, (1 << 256) - 1)
+    return int(seed), STREAM_VERSION
+
+
+def derive_key_nonce(seed, device_id=0, stream=0):
+    """The documented (seed, device_id, stream) -> (key words, nonce words) rule (any version)."""
+    seed, _ = seed_parts(seed)
     _check_int("device_id", device_id, 0, (1 << 64) - 1)
     _check_int("stream", stream, 0, MASK32)
     key = [(seed >> (32 * i)) & MASK32 for i in range(8)]
@@ -131,12 +187,22 @@ class BitSource:
 
 
 class ChaCha20Source(BitSource):
-    """Deterministic keyed stream: ChaCha20 keystream words for (seed, device_id, stream)."""
+    """Deterministic keyed stream: ChaCha20 words for (seed, device_id, stream).
 
-    def __init__(self, seed, device_id=0, stream=0, *, key=None, nonce=None, counter=0):
+    The stream version comes from the seed (an int: STREAM_VERSION; a Seed: its
+    own); a raw ``key``/``nonce`` stream is version 1 unless ``version`` says
+    otherwise.  ``key`` is the current key: under version 2 it changes at every
+    block (fast key erasure).
+    """
+
+    def __init__(self, seed, device_id=0, stream=0, *, key=None, nonce=None, counter=0, version=None):
         super().__init__()
         if key is None:
+            _, seed_version = seed_parts(seed)
             key, nonce = derive_key_nonce(seed, device_id, stream)
+        else:
+            seed_version = 1
+        self.version = seed_version if version is None else check_stream_version(version)
         self.key, self.nonce, self.counter = list(key), list(nonce), counter
         self._block, self._pos = [], 16
 
@@ -147,6 +213,9 @@ class ChaCha20Source(BitSource):
             self._block = chacha20_block(self.key, self.counter, self.nonce)
             self.counter += 1
             self._pos = 0
+            if self.version == 2:      # fast key erasure: words 0..7 are the next key, never output
+                self.key = self._block[:8]
+                self._pos = 8
         w = self._block[self._pos]
         self._pos += 1
         return w

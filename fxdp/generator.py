@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 
+from .bitsource import seed_parts
 from .errors import EntropyError, raise_for_status
 from .samplers import _kernels as K
 from .samplers.bounded import BoundedLaplaceTable
@@ -44,7 +45,7 @@ class Generator:
             words = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, 44, 4)]
             K.keyed_state(words[:8], words[8:], 0, self.state)
         else:
-            check_int("seed", seed, 0, (1 << 256) - 1)
+            seed_parts(seed)
             check_int("device_id", device_id, 0, U64)
             check_int("stream", stream, 0, U32)
             K.seed_state(self.state, seed, device_id, stream)

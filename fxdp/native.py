@@ -194,26 +194,32 @@ def new_state_array():
 
 
 def new_rng_seeded(seed, device_id=0, stream=0):
-    """A new ``fxdp_rng *`` on the keyed stream of (seed, device_id, stream) (docs/bitstream.md)."""
+    """A new ``fxdp_rng *`` on the keyed stream of (seed, device_id, stream) (docs/bitstream.md);
+    seed an int (stream version 2) or a bitsource.Seed (its version)."""
+    from .bitsource import seed_parts
     mod = load()
-    seed = _check_int("seed", seed, 0, (1 << 256) - 1)
+    seed, version = seed_parts(seed)
     device_id = _check_int("device_id", device_id, 0, U64)
     stream = _check_int("stream", stream, 0, U32)
     r = mod.ffi.new("fxdp_rng *")
     key = mod.ffi.new("uint32_t[8]", [(seed >> (32 * i)) & U32 for i in range(8)])
-    mod.lib.fxdp_rng_init_seed(r, key, device_id & U32, device_id >> 32, stream)
+    mod.lib.fxdp_rng_init_stream(r, version, key, device_id & U32, device_id >> 32, stream)
     return r
 
 
-def new_rng_keyed(key, nonce):
-    """A new ``fxdp_rng *`` on the ChaCha20 stream of 8 key words and 3 nonce words."""
+def new_rng_keyed(key, nonce, version=1):
+    """A new ``fxdp_rng *`` on the ChaCha20 stream of 8 key words and 3 nonce words (stream
+    version 1, the plain keystream, unless version=2: fast key erasure)."""
+    from .bitsource import check_stream_version
     mod = load()
     key = [_check_int("key word", w, 0, U32) for w in key]
     nonce = [_check_int("nonce word", w, 0, U32) for w in nonce]
     if len(key) != 8 or len(nonce) != 3:
         raise ValueError("key must have 8 words and nonce 3 words")
+    check_stream_version(version)
     r = mod.ffi.new("fxdp_rng *")
-    mod.lib.fxdp_rng_init_keyed(r, mod.ffi.new("uint32_t[8]", key), mod.ffi.new("uint32_t[3]", nonce))
+    mod.lib.fxdp_rng_init_keyed_version(r, version, mod.ffi.new("uint32_t[8]", key),
+                                        mod.ffi.new("uint32_t[3]", nonce))
     return r
 
 
@@ -283,8 +289,10 @@ def state_words(rng):
 
 
 def bits_used(rng):
-    """Stream bits consumed so far by a keyed (CHACHA) rng started at counter 0."""
-    return rng.counter * 512 - (16 - rng.word_pos) * 32 - rng.bitcount
+    """Stream bits consumed so far by a keyed rng started at counter 0 (16 output words per block
+    under stream version 1, 8 under version 2, FXDP_MODE_CHACHA_FKE)."""
+    per_block = 256 if rng.mode == load().lib.FXDP_MODE_CHACHA_FKE else 512
+    return rng.counter * per_block - (16 - rng.word_pos) * 32 - rng.bitcount
 
 
 # ---- bulk draws ----------------------------------------------------------------

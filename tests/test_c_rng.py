@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fxdp import native
-from fxdp.bitsource import ChaCha20Source, ReplaySource, chacha20_block, derive_key_nonce
+from fxdp.bitsource import ChaCha20Source, ReplaySource, Seed, chacha20_block, derive_key_nonce
 from fxdp.errors import ERR_ENTROPY, ERR_PARAM, OK, EntropyError
 
 ffi, lib = native.ffi, native.lib
@@ -89,23 +89,38 @@ def test_rfc8439_block_vector():
     assert list(buf) == RFC_OUT
 
 
+@pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("seed,dev,stream", STREAMS)
-def test_keystream_equals_python(seed, dev, stream):
+def test_keystream_equals_python(seed, dev, stream, version):
+    seed = Seed(seed, version)
     r = native.new_rng_seeded(seed, dev, stream)
     src = ChaCha20Source(seed, dev, stream)
     words = native.bits(r, 32, 16 * 5 + 3)
     assert words.tolist() == [src.bits(32) for _ in range(len(words))]
     assert c_state(r) == py_state(src)
     key, nonce = derive_key_nonce(seed, dev, stream)
-    assert list(r.key) == key and list(r.nonce) == nonce
-    r2 = native.new_rng_keyed(key, nonce)
+    assert list(r.nonce) == nonce
+    assert list(r.key) == (key if version == 1 else src.key)      # version 2: the current key K_j
+    if version == 2:
+        assert list(r.block)[:r.word_pos] == [0] * r.word_pos      # served output and the key words erased
+    r2 = native.new_rng_keyed(key, nonce, version)
     assert native.bits(r2, 32, 50).tolist() == words[:50].tolist()
 
 
 def test_init_states():
     r = native.new_rng_seeded(5, 6, 7)
     assert (r.counter, r.word_pos, r.block_len, r.bitcount, r.bitbuf, r.mode, r.status) == \
-        (0, 16, 16, 0, 0, lib.FXDP_MODE_CHACHA, 0)
+        (0, 16, 16, 0, 0, lib.FXDP_MODE_CHACHA_FKE, 0)
+    r = native.new_rng_seeded(Seed(5, 1), 6, 7)
+    assert (r.counter, r.word_pos, r.block_len, r.mode, r.status) == (0, 16, 16, lib.FXDP_MODE_CHACHA, 0)
+    key = ffi.new("uint32_t[8]", list(range(8)))
+    for bad in (0, 3, 0xFFFFFFFF):
+        assert lib.fxdp_rng_init_stream(r, bad, key, 1, 2, 3) == ERR_PARAM
+        out = ffi.new("uint32_t *", 7)
+        assert r.status == ERR_ENTROPY and lib.fxdp_bits(r, 0, out) == ERR_ENTROPY and out[0] == 7
+        assert lib.fxdp_rng_init_keyed_version(r, bad, key, ffi.new("uint32_t[3]")) == ERR_PARAM
+    assert lib.fxdp_rng_init_stream(r, 2, ffi.NULL, 1, 2, 3) == ERR_PARAM and r.status == ERR_ENTROPY
+    assert lib.fxdp_rng_init_stream(ffi.NULL, 2, key, 1, 2, 3) == ERR_PARAM
     r = native.new_rng_replay([1, 2, 3])
     assert (r.word_pos, r.block_len, r.mode, r.status) == (0, 3, lib.FXDP_MODE_REPLAY, 0)
     assert list(r.block)[:4] == [1, 2, 3, 0]
@@ -116,7 +131,7 @@ def test_init_states():
 @pytest.mark.parametrize("trial", range(6))
 def test_bits_stream_equals_reference(trial):
     rnd = random.Random(trial)
-    seed, dev = rnd.getrandbits(256), rnd.getrandbits(64)
+    seed, dev = Seed(rnd.getrandbits(256), 1 + trial % 2), rnd.getrandbits(64)
     r = native.new_rng_seeded(seed, dev, trial)
     src = ChaCha20Source(seed, dev, trial)
     out32, out64 = ffi.new("uint32_t *"), ffi.new("uint64_t *")
@@ -252,9 +267,13 @@ def test_drbg_mode():
     r = native.new_rng_drbg(fill)
     assert fill.calls == [44]
     key, nonce = le_words(seed[:32]), le_words(seed[32:])
-    src = ChaCha20Source(None, key=key, nonce=nonce)
+    assert r.mode == lib.FXDP_MODE_CHACHA_FKE                         # forward secure: version 2
+    src = ChaCha20Source(None, key=key, nonce=nonce, version=2)
     assert native.bits(r, 32, 40).tolist() == [src.bits(32) for _ in range(40)]
     assert fill.calls == [44]                                         # the DRBG never asks again
+    # the state holds K_j and unread output only: the seed key and every served word are gone
+    assert list(r.key) == src.key != key
+    assert list(r.block)[:r.word_pos] == [0] * r.word_pos
 
 
 def test_drbg_failure():
@@ -272,13 +291,15 @@ def test_drbg_failure():
 
 # ---- counter exhaustion, shared state ------------------------------------------------
 
-def test_counter_exhaustion():
-    seed, dev = 77, 9
+@pytest.mark.parametrize("version", [1, 2])
+def test_counter_exhaustion(version):
+    seed, dev = Seed(77, version), 9
     r = native.new_rng_seeded(seed, dev)
     r.counter = 0xFFFFFFFE
     key, nonce = derive_key_nonce(seed, dev, 0)
-    src = ChaCha20Source(None, key=key, nonce=nonce, counter=0xFFFFFFFE)
-    assert native.bits(r, 32, 16).tolist() == [src.bits(32) for _ in range(16)]
+    src = ChaCha20Source(None, key=key, nonce=nonce, counter=0xFFFFFFFE, version=version)
+    words = 16 if version == 1 else 8
+    assert native.bits(r, 32, words).tolist() == [src.bits(32) for _ in range(words)]
     assert r.counter == 0xFFFFFFFF
     out = ffi.new("uint32_t *", 11)
     assert lib.fxdp_bits(r, 0, out) == OK and out[0] == 0
@@ -297,7 +318,7 @@ def test_state_array_is_shared():
     lib.fxdp_rng_init_seed(r, key, 10, 11, 12)
     assert arr[:8].tolist() == list(range(1, 9)) and arr[8:11].tolist() == [10, 11, 12]
     assert arr[11] == 0 and arr[28] == 16 and arr[33] == 16
-    src = ChaCha20Source(sum(w << (32 * i) for i, w in enumerate(range(1, 9))), 10 | (11 << 32), 12)
+    src = ChaCha20Source(Seed(sum(w << (32 * i) for i, w in enumerate(range(1, 9))), 1), 10 | (11 << 32), 12)
     assert native.bits(r, 7, 10).tolist() == [src.bits(7) for _ in range(10)]
     assert (arr[11], arr[28], arr[29], arr[30]) == py_state(src)
     assert (native.state_words(r) == arr[:34]).all()

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxdp.bitsource import ChaCha20Source
+from fxdp.bitsource import STREAM_VERSION, ChaCha20Source
 from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
                              make_rappor)
 from fxdp.mechanisms import _device as dv
@@ -266,7 +266,7 @@ def _program(spec, inputs, n_dev, host=True):
               f"    for (i = 0; i < {n_dev}u; i++) {{",
               "        fxdp_rng r;",
               "        fxdp_status st;",
-              "        fxdp_rng_init_seed(&r, seed, i, 0u, 0u);",
+              f"        (void)fxdp_rng_init_stream(&r, {STREAM_VERSION}u, seed, i, 0u, 0u);",
               f"        st = {spec['c_function']}(&r, &cfg, xs + i * {cin['count']}u, y);"]
     if host:
         lines += ["        printf(\"%d\", (int)st);",

@@ -16,7 +16,7 @@ import random
 import numpy as np
 import pytest
 
-from fxdp.bitsource import (ChaCha20Source, ReplaySource, chacha20_block as ref_block,
+from fxdp.bitsource import (ChaCha20Source, ReplaySource, Seed, chacha20_block as ref_block,
                             derive_key_nonce)
 from fxdp.errors import ERR_ENTROPY, ERR_PARAM, OK, EntropyError
 from fxdp.samplers import _kernels as K
@@ -73,14 +73,17 @@ def test_reference_and_numba_block_vs_cryptography():
     assert _crypto_keystream(RFC_KEY, 1, RFC_NONCE, 1) == RFC_OUT
 
 
+@pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("seed,device_id,stream", STREAMS)
-def test_keyed_stream_matches_reference(seed, device_id, stream):
+def test_keyed_stream_matches_reference(seed, device_id, stream, version):
+    seed = Seed(seed, version)
     st = K.seed_state(K.new_state(), seed, device_id, stream)
     key, nonce = derive_key_nonce(seed, device_id, stream)
     assert st[K.KEY:K.KEY + 8].tolist() == key
     assert st[K.NONCE:K.NONCE + 3].tolist() == nonce
+    mode = K.MODE_CHACHA if version == 1 else K.MODE_CHACHA_FKE
     assert (st[K.COUNTER], st[K.WORD_POS], st[K.BLOCK_LEN], st[K.BITCOUNT], st[K.MODE],
-            st[K.STATUS]) == (0, 16, 16, 0, 0, 0)
+            st[K.STATUS]) == (0, 16, 16, 0, mode, 0)
     assert K.bits_used(st) == 0
     n = 16 * 5 + 3
     got = np.zeros(n, np.uint64)
@@ -88,7 +91,39 @@ def test_keyed_stream_matches_reference(seed, device_id, stream):
     src = ChaCha20Source(seed, device_id, stream)
     assert got.tolist() == [src.bits(32) for _ in range(n)]
     assert K.bits_used(st) == src.bits_used == 32 * n
-    assert st[K.COUNTER] == 6 and st[K.WORD_POS] == 3
+    if version == 1:        # 16 output words per block
+        assert st[K.COUNTER] == 6 and st[K.WORD_POS] == 3
+    else:                   # 8 per block; the key is the last block's words 0..7
+        assert st[K.COUNTER] == 11 and st[K.WORD_POS] == 8 + 3
+        last = ref_block(_fke_key(seed, device_id, stream, 10), 10, nonce)
+        assert st[K.KEY:K.KEY + 8].tolist() == last[:8] == src.key
+        assert st[K.BLOCK:K.BLOCK + 8].tolist() == [0] * 8
+
+
+def _fke_key(seed, device_id, stream, j):
+    """K_j of the version-2 stream, by the rule in docs/bitstream.md (independent of the sources)."""
+    key, nonce = derive_key_nonce(seed, device_id, stream)
+    for i in range(j):
+        key = ref_block(key, i, nonce)[:8]
+    return key
+
+
+def test_version2_rule_from_blocks():
+    """Version 2 output = words 8..15 of block j under K_j, K_{j+1} = words 0..7 (the rule itself)."""
+    key, nonce = derive_key_nonce(SEED, 9, 4)
+    want = []
+    for j in range(4):
+        blk = ref_block(key, j, nonce)
+        want += blk[8:]
+        key = blk[:8]
+    src = ChaCha20Source(Seed(SEED, 2), 9, 4)
+    assert [src.bits(32) for _ in range(32)] == want
+    assert ChaCha20Source(SEED, 9, 4).version == 2           # an int seed is the current rule
+    v1 = ChaCha20Source(Seed(SEED, 1), 9, 4)
+    assert [v1.bits(32) for _ in range(16)] == ref_block(derive_key_nonce(SEED, 9, 4)[0], 0, nonce)
+    for bad in (0, 3, "2", True, None):
+        with pytest.raises(ValueError, match="stream_version"):
+            Seed(1, bad)
 
 
 def test_seed_validation():
@@ -232,24 +267,29 @@ def test_words_beyond_shared_layout_untouched():
     assert (st[K.SHARED_WORDS:] == 0xA5A5A5A5).all()
 
 
-def test_bits_used_formula():
-    st = K.seed_state(K.new_state(), 3)
-    src = ChaCha20Source(3)
+@pytest.mark.parametrize("version", [1, 2])
+def test_bits_used_formula(version):
+    st = K.seed_state(K.new_state(), Seed(3, version))
+    src = ChaCha20Source(Seed(3, version))
+    per_block = 512 if version == 1 else 256
     for n in [0, 5, 27, 32, 32, 1] + [32] * 20 + [7]:
         K.bits(st, np.int64(n))
         src.bits(n)
         s = [int(x) for x in st[:34]]
-        assert K.bits_used(st) == s[K.COUNTER] * 512 - (s[K.BLOCK_LEN] - s[K.WORD_POS]) * 32 - s[K.BITCOUNT]
+        assert K.bits_used(st) == (s[K.COUNTER] * per_block - (s[K.BLOCK_LEN] - s[K.WORD_POS]) * 32
+                                   - s[K.BITCOUNT])
         assert K.bits_used(st) == src.bits_used == K.bits_used_nb(st)
 
 
-def test_fleet_seeding_matches_seed_state():
-    key = K.seed_key_words(SEED)
+@pytest.mark.parametrize("version", [1, 2])
+def test_fleet_seeding_matches_seed_state(version):
+    key = K.seed_key_words(Seed(SEED, version))
+    assert key.tolist()[8] == version
     devs = np.array([0, 1, 7, 2**32, 2**64 - 1], np.uint64)
     out = np.zeros((len(devs), 40), np.uint64)
     status = np.full(len(devs), -1, np.int64)
     K.fleet_bits(key, devs, np.int64(3), np.int64(32), np.int64(40), out, status)
     assert (status == OK).all()
     for i, d in enumerate(devs):
-        src = ChaCha20Source(SEED, int(d), 3)
+        src = ChaCha20Source(Seed(SEED, version), int(d), 3)
         assert out[i].tolist() == [src.bits(32) for _ in range(40)]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fxdp import targets as T
-from fxdp.bitsource import ChaCha20Source, ReplaySource
+from fxdp.bitsource import STREAM_VERSION, ChaCha20Source, ReplaySource
 from fxdp.mechanisms import make_rappor_full
 from fxdp.mechanisms.rappor_full import RapporFullDevice
 
@@ -131,7 +131,7 @@ static void rng_for(fxdp_rng *r, const struct tcase *c)
     if (c->replay) {{
         (void)fxdp_rng_init_replay(r, words[c->words], 16u);
     }} else {{
-        fxdp_rng_init_seed(r, seed, c->dev, 0u, 0u);
+        (void)fxdp_rng_init_stream(r, {STREAM_VERSION}u, seed, c->dev, 0u, 0u);
     }}
 }}
 

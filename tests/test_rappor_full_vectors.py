@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from fxdp import native
-from fxdp.bitsource import ChaCha20Source
+from fxdp.bitsource import ChaCha20Source, Seed
 from fxdp.mechanisms import _kernels_rappor_full as KR
 from fxdp.mechanisms.rappor_full import make_rappor_full, siphash24
 from fxdp.samplers import _kernels as K
 
 VECTORS = Path(__file__).with_suffix(".json")
-SEED = 0xF00D
+SEED = Seed(0xF00D, 1)     # the frozen file was written under stream version 1
 DEVICE_IDS = (0, 1, (1 << 40) + 3)
 CONFIGS = [
     dict(k=16, h=2, cohorts=4, f="1/2", p="1/2", q="3/4"),

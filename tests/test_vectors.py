@@ -12,16 +12,32 @@ import numpy as np
 import pytest
 
 from fxdp import native
+from fxdp.bitsource import Seed
 from fxdp.samplers import _kernels as K
 
 VEC = Path(__file__).resolve().parent / "vectors"
-SAMPLER_FILES = sorted(p for p in VEC.glob("*.json") if p.name != "chacha20.json")
+VERSION_DIRS = [VEC, VEC / "v2"]          # stream version 1 (as first written), version 2
+SAMPLER_FILES = sorted(p for d in VERSION_DIRS for p in d.glob("*.json") if p.name != "chacha20.json")
+
+
+def seed_of(record):
+    """The record's seed with its stream version (absent: version 1, the files' original form)."""
+    return Seed(int(record["seed"], 16), record.get("stream_version", 1))
 
 
 def cases():
     for path in SAMPLER_FILES:
         for i, case in enumerate(json.loads(path.read_text())["cases"]):
-            yield pytest.param(case, id=f"{case['sampler']}-{i}")
+            yield pytest.param(case, id=f"v{case.get('stream_version', 1)}-{case['sampler']}-{i}")
+
+
+def test_both_versions_are_covered():
+    """Every sampler case exists under both stream versions."""
+    by_version = {1: [], 2: []}
+    for c in cases():
+        case = c.values[0]
+        by_version[case.get("stream_version", 1)].append((case["sampler"], case["params"]))
+    assert by_version[1] and by_version[1] == by_version[2]
 
 
 def test_vectors_are_fresh():
@@ -38,12 +54,14 @@ def test_chacha_vectors():
     K.chacha20_block(np.array(rfc["key"], np.uint32), np.uint32(rfc["counter"]),
                      np.array(rfc["nonce"], np.uint32), out)
     assert out.tolist() == rfc["out"]
-    for s in data["keyed_streams"]:
-        st = K.seed_state(K.new_state(), int(s["seed"], 16), s["device_id"], s["stream"])
+    streams = data["keyed_streams"] + json.loads((VEC / "v2" / "chacha20.json").read_text())["keyed_streams"]
+    assert {s.get("stream_version", 1) for s in streams} == {1, 2}
+    for s in streams:
+        st = K.seed_state(K.new_state(), seed_of(s), s["device_id"], s["stream"])
         got = np.empty(len(s["words"]), np.uint64)
         K.fill_bits(st, np.uint64(32), got)
         assert got.tolist() == s["words"]
-        rng = native.new_rng_seeded(int(s["seed"], 16), s["device_id"], s["stream"])
+        rng = native.new_rng_seeded(seed_of(s), s["device_id"], s["stream"])
         assert native.bits(rng, 32, len(s["words"])).tolist() == s["words"]
 
 
@@ -60,7 +78,7 @@ def _numba_draw(state, case):
 
 @pytest.mark.parametrize("case", list(cases()))
 def test_numba_matches_vectors(case):
-    state = K.seed_state(K.new_state(), int(case["seed"], 16), case["device_id"], case["stream"])
+    state = K.seed_state(K.new_state(), seed_of(case), case["device_id"], case["stream"])
     for want, used in zip(case["outputs"], case["bits_used"]):
         st, v = _numba_draw(state, case)
         assert st == 0
@@ -89,7 +107,7 @@ def _c_draw(lib, ffi, rng, case):
 @pytest.mark.parametrize("case", list(cases()))
 def test_host_c_matches_vectors(case):
     mod = native.load()
-    rng = native.new_rng_seeded(int(case["seed"], 16), case["device_id"], case["stream"])
+    rng = native.new_rng_seeded(seed_of(case), case["device_id"], case["stream"])
     for want, used in zip(case["outputs"], case["bits_used"]):
         st, v = _c_draw(mod.lib, mod.ffi, rng, case)
         assert st == 0

@@ -48,7 +48,8 @@ fxdp_status fxdp_fill_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, u
 
 /* ---- mechanism fleets (fxdp_host_mech.c) ----
  * One call simulates a fleet through the layer-4 entry points (fxdp.h), device
- * by device, as firmware would.  Device i uses the keyed stream (seed,
+ * by device, as firmware would.  seed[9] holds the seed words (8 key words,
+ * then the stream version 1 or 2).  Device i uses the keyed stream (seed,
  * device_ids[i], stream 0) with its block counter started at first_block (0 for
  * the real stream), and releases its input row with the _ct form if ct != 0:
  * row i of x and out is element i (rr_bool, rr), k bytes (rappor) or cfg->n
@@ -58,37 +59,37 @@ fxdp_status fxdp_fill_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, u
  * fxdp_uniform_below_u32(t), as the Python host does.  Returns FXDP_ERR_PARAM
  * (nothing done) for NULL pointers, else the first device's non-OK status, or
  * FXDP_OK. */
-fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                const fxdp_rr_bool_cfg *cfg, int ct, const uint8_t *x, uint8_t *out,
                                uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_rr(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_rr(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                           const fxdp_rr_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                           uint64_t *bits_used);
-fxdp_status fxdp_fleet_rappor(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_rappor(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                               const fxdp_rappor_cfg *cfg, int ct, const uint8_t *x, uint8_t *out, uint8_t *status,
                               uint64_t *bits_used);
-fxdp_status fxdp_fleet_unary_encoding(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_unary_encoding(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                       uint32_t first_block, const fxdp_ue_cfg *cfg, int ct, const uint32_t *x,
                                       uint8_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                          uint32_t first_block, const fxdp_hr_cfg *cfg, int ct, const uint32_t *x,
                                          uint32_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                         uint32_t first_block, const fxdp_ss_cfg *cfg, int ct, const uint32_t *x,
                                         uint16_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                      uint32_t first_block, const fxdp_lh_cfg *cfg, int ct, const uint32_t *x,
                                      uint32_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_duchi(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_duchi(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                              const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x, uint8_t *out, uint8_t *status,
                              uint64_t *bits_used);
-fxdp_status fxdp_fleet_piecewise(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_piecewise(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_pm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                                  uint64_t *bits_used);
-fxdp_status fxdp_fleet_hybrid(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_hybrid(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                               const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                               uint64_t *bits_used);
-fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_geometric(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
                                  uint8_t *status, uint64_t *bits_used);
 
@@ -97,16 +98,16 @@ fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_
  * first_block, round j with input x[j*n + i] into out[j*n + i] (UE: d bytes at (j*n + i)*d), until one
  * fails; status[i] = its first non-OK status; bits_used[i] (may be NULL) = the position afterwards.
  * The _fleet_ forms are one round (the convention above). */
-fxdp_status fxdp_longitudinal_grr_rounds(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_longitudinal_grr_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                          size_t rounds, uint32_t first_block, const fxdp_long_grr_cfg *cfg, int ct,
                                          const uint32_t *x, uint32_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_longitudinal_ue_rounds(const uint32_t seed[8], const uint64_t *device_ids, size_t n, size_t rounds,
+fxdp_status fxdp_longitudinal_ue_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n, size_t rounds,
                                         uint32_t first_block, const fxdp_long_ue_cfg *cfg, int ct, const uint32_t *x,
                                         uint8_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_longitudinal_grr(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_longitudinal_grr(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                         uint32_t first_block, const fxdp_long_grr_cfg *cfg, int ct, const uint32_t *x,
                                         uint32_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_longitudinal_ue(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_longitudinal_ue(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                        uint32_t first_block, const fxdp_long_ue_cfg *cfg, int ct, const uint32_t *x,
                                        uint8_t *out, uint8_t *status, uint64_t *bits_used);
 

@@ -7,7 +7,8 @@
  * fxdp_duchi[_ct], fxdp_piecewise[_ct], fxdp_hybrid[_ct], fxdp_geometric[_ct]),
  * exactly as firmware would.  Not part of the firmware library.
  *
- * Device i: fxdp_rng_init_seed(seed, device_ids[i], stream 0), then the
+ * Device i: fxdp_rng_init_stream(seed[8], seed, device_ids[i], stream 0) (seed words: 8 key words,
+ * then the stream version; a bad version leaves a dead rng), then the
  * counter is set to first_block (0 for the real stream; tests move it near
  * 0xFFFFFFFF to make the keystream run out), then one release of its input
  * row.  status[i] = that release's fxdp_status; its output row is written
@@ -28,15 +29,15 @@ typedef fxdp_status (*pm_fn)(fxdp_rng *, const fxdp_pm_cfg *, const uint32_t *, 
 typedef fxdp_status (*hm_fn)(fxdp_rng *, const fxdp_hm_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*geo_fn)(fxdp_rng *, const fxdp_geometric_cfg *, const int64_t *, int64_t *);
 
-static void device_rng(fxdp_rng *r, const uint32_t seed[8], uint64_t id, uint32_t first_block)
+static void device_rng(fxdp_rng *r, const uint32_t seed[9], uint64_t id, uint32_t first_block)
 {
-    fxdp_rng_init_seed(r, seed, (uint32_t)(id & 0xFFFFFFFFu), (uint32_t)(id >> 32), 0u);
+    (void)fxdp_rng_init_stream(r, seed[8], seed, (uint32_t)(id & 0xFFFFFFFFu), (uint32_t)(id >> 32), 0u);
     r->counter = first_block;
 }
 
 static uint64_t position(const fxdp_rng *r)
 {
-    return (uint64_t)r->counter * 512u - (uint64_t)(16u - r->word_pos) * 32u - r->bitcount;
+    return fxdp_rng_position(r);
 }
 
 /* First non-OK status of the fleet (FXDP_OK if none). */
@@ -55,7 +56,7 @@ static fxdp_status first_error(const uint8_t *status, size_t n)
 #define FLEET_ARGS_BAD(cfg) \
     (seed == NULL || (cfg) == NULL || (n != 0u && (device_ids == NULL || x == NULL || out == NULL || status == NULL)))
 
-fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                const fxdp_rr_bool_cfg *cfg, int ct, const uint8_t *x, uint8_t *out,
                                uint8_t *status, uint64_t *bits_used)
 {
@@ -76,7 +77,7 @@ fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[8], const uint64_t *device_id
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_rr(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_rr(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                           const fxdp_rr_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                           uint64_t *bits_used)
 {
@@ -102,7 +103,7 @@ fxdp_status fxdp_fleet_rr(const uint32_t seed[8], const uint64_t *device_ids, si
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_rappor(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_rappor(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                               const fxdp_rappor_cfg *cfg, int ct, const uint8_t *x, uint8_t *out, uint8_t *status,
                               uint64_t *bits_used)
 {
@@ -123,7 +124,7 @@ fxdp_status fxdp_fleet_rappor(const uint32_t seed[8], const uint64_t *device_ids
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_unary_encoding(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_unary_encoding(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                       uint32_t first_block, const fxdp_ue_cfg *cfg, int ct, const uint32_t *x,
                                       uint8_t *out, uint8_t *status, uint64_t *bits_used)
 {
@@ -144,7 +145,7 @@ fxdp_status fxdp_fleet_unary_encoding(const uint32_t seed[8], const uint64_t *de
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                          uint32_t first_block, const fxdp_hr_cfg *cfg, int ct, const uint32_t *x,
                                          uint32_t *out, uint8_t *status, uint64_t *bits_used)
 {
@@ -166,7 +167,7 @@ fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[8], const uint64_t 
 }
 
 /* Device i writes out[i * k .. i * k + k) (k = cfg->k indices); rows of failed devices are left as they were. */
-fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                         uint32_t first_block, const fxdp_ss_cfg *cfg, int ct, const uint32_t *x,
                                         uint16_t *out, uint8_t *status, uint64_t *bits_used)
 {
@@ -187,7 +188,7 @@ fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[8], const uint64_t *
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[8], const uint64_t *device_ids, size_t n,
+fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                      uint32_t first_block, const fxdp_lh_cfg *cfg, int ct, const uint32_t *x,
                                      uint32_t *out, uint8_t *status, uint64_t *bits_used)
 {
@@ -208,7 +209,7 @@ fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[8], const uint64_t *dev
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_duchi(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_duchi(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                              const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x, uint8_t *out, uint8_t *status,
                              uint64_t *bits_used)
 {
@@ -229,7 +230,7 @@ fxdp_status fxdp_fleet_duchi(const uint32_t seed[8], const uint64_t *device_ids,
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_piecewise(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_piecewise(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_pm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                                  uint64_t *bits_used)
 {
@@ -250,7 +251,7 @@ fxdp_status fxdp_fleet_piecewise(const uint32_t seed[8], const uint64_t *device_
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_hybrid(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_hybrid(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                               const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                               uint64_t *bits_used)
 {
@@ -271,7 +272,7 @@ fxdp_status fxdp_fleet_hybrid(const uint32_t seed[8], const uint64_t *device_ids
     return first_error(status, n);
 }
 
-fxdp_status fxdp_fleet_geometric(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_geometric(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
                                  uint8_t *status, uint64_t *bits_used)
 {

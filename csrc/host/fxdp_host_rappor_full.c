@@ -6,7 +6,7 @@
  */
 #include "../fxdp.h"
 
-fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[8], const uint64_t *ids,
+fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32_t seed[9], const uint64_t *ids,
                                    const uint8_t *blocks, size_t n, uint8_t *out, uint8_t *status)
 {
     size_t i, row;
@@ -18,7 +18,7 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
     row = (size_t)cfg->k + 2u;
     for (i = 0; i < n; i++) {
         fxdp_rng r;
-        fxdp_rng_init_seed(&r, seed, (uint32_t)ids[i], (uint32_t)(ids[i] >> 32), 0u);
+        (void)fxdp_rng_init_stream(&r, seed[8], seed, (uint32_t)ids[i], (uint32_t)(ids[i] >> 32), 0u);
         status[i] = (uint8_t)fxdp_rappor_full_release(&r, cfg, blocks + i * (size_t)cfg->value_bytes,
                                                       out + i * row);
     }

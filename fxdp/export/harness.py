@@ -12,12 +12,13 @@ The harness links the export's library (``src/``) with a generated
    (salt ``SALT_CT``); the region counts of the releases (every other region)
    are instructions (QEMU, callgrind) or cycles (AVR).
 2. **parity** (``n`` releases): device ``dev0 + i`` draws from the keyed stream
-   ``fxdp_rng_init_seed(seed words, dev, 0, 0)`` (docs/bitstream.md), exactly as
+   ``fxdp_rng_init_stream(version, seed words, dev, 0, 0)`` (docs/bitstream.md), exactly as
    ``m.simulate_device(values, seed, device_ids)`` does for device i; one output line
    per release.
 3. **DRBG** (``n_drbg`` releases): the same devices, but the rng is the built-in
    DRBG ``fxdp_rng_init_drbg`` seeded by a hook that serves the seed words and the
-   device id as key and nonce: the DRBG must give the same stream.
+   device id as key and nonce: the DRBG (always stream version 2, fast key erasure)
+   must give the same stream as a version-2 seed.
 4. **entropy failure**: a board hook that serves j words and then fails, for
    several j; and a DRBG whose seeding hook fails.  A release either completes
    (FXDP_OK) or returns FXDP_ERR_ENTROPY with the output buffer untouched, and
@@ -427,7 +428,7 @@ int main(void)
     /* 1. constant time: only the release lies between a pair of marks */
     for (i = 0; i < H_N_CT; i++) {
         h_input(H_CT_DEV0 + i, H_SALT_CT, x);
-        fxdp_rng_init_seed(&r, h_seed, H_CT_DEV0 + i, 0u, 0u);
+        (void)fxdp_rng_init_stream(&r, @@stream_version@@, h_seed, H_CT_DEV0 + i, 0u, 0u);
         port_mark();
         st = @@call@@;
         port_mark();
@@ -446,7 +447,7 @@ int main(void)
 #endif
     for (i = 0; i < H_N; i++) {
         h_input(H_DEV0 + i, H_SALT_PARITY, x);
-        fxdp_rng_init_seed(&r, h_seed, H_DEV0 + i, 0u, 0u);
+        (void)fxdp_rng_init_stream(&r, @@stream_version@@, h_seed, H_DEV0 + i, 0u, 0u);
         st = @@call@@;
         if (st == FXDP_OK) {
             h_emit('\0', y);
@@ -573,10 +574,17 @@ def _bad_output(m, spec):
     return None
 
 
-def seed_words(seed: int) -> list[int]:
-    if not 0 <= int(seed) < 1 << 256:
-        raise ValueError(f"seed must be an integer in [0, 2^256), got {seed!r}")
-    return [(int(seed) >> (32 * i)) & MASK32 for i in range(8)]
+def seed_words(seed) -> list[int]:
+    """The 8 key words of a seed (an int in [0, 2^256) or a fxdp.Seed)."""
+    from ..bitsource import seed_parts
+    value, _ = seed_parts(seed)
+    return [(value >> (32 * i)) & MASK32 for i in range(8)]
+
+
+def stream_version(seed) -> int:
+    """The stream version a seed selects (an int: the current one; a fxdp.Seed: its own)."""
+    from ..bitsource import seed_parts
+    return seed_parts(seed)[1]
 
 
 def render_harness(m, spec: DeviceSpec, seed: int, n: int, dev0: int = 0, n_ct: int = 0,
@@ -599,6 +607,7 @@ def render_harness(m, spec: DeviceSpec, seed: int, n: int, dev0: int = 0, n_ct: 
     return render(HARNESS_C, has_bad=int(bad is not None), fp_text=fp_c,
                   bad_value="0" if bad is None else _c_literal(bad, spec.output["ctype"]),
                   seed=", ".join(f"UINT32_C(0x{w:08X})" for w in seed_words(seed)),
+                  stream_version=f"{stream_version(seed)}u",
                   dev0=dev0, n=n, n_ct=n_ct, n_drbg=n_drbg, ct_dev0=f"0x{CT_DEV0:08X}",
                   salt_parity=f"0x{SALT_PARITY:08X}", salt_ct=f"0x{SALT_CT:08X}",
                   entropy=1 if entropy else 0, input_code=model.c_code(), hashed=1 if hashed else 0,

@@ -54,6 +54,7 @@ import numbers
 import numba
 import numpy as np
 
+from ..bitsource import Seed
 from ..errors import OK as _OK, raise_for_status
 from ..samplers import _kernels as K
 from ..samplers._nb_lanes import LANES, seed_device
@@ -114,10 +115,8 @@ def _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block):
 
 @_ijit
 def _pos(state):
-    """Stream position: counter*512 - (block_len - word_pos)*32 - bitcount (keyed mode)."""
-    return (np.int64(state[COUNTER]) * 512
-            - (np.int64(state[BLOCK_LEN]) - np.int64(state[WORD_POS])) * 32
-            - np.int64(state[BITCOUNT]))
+    """Stream position of a keyed state (bits_used_nb: 512 bits per block, 256 under version 2)."""
+    return K.bits_used_nb(state)
 
 
 @_ijit
@@ -483,9 +482,12 @@ _EMPTY_U32 = np.zeros(0, dtype=np.uint32)
 
 
 def check_seed(seed):
-    """seed in [0, 2^256) (bitsource.derive_key_nonce) -> its 8 key words (uint32)."""
+    """seed: an integer in [0, 2^256) or a bitsource.Seed -> its seed words (uint32[9]: the 8
+    key words of bitsource.derive_key_nonce, then the stream version)."""
+    if isinstance(seed, Seed):
+        return K.seed_key_words(seed)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer in [0, 2^256 - 1], got {seed!r}")
+        raise ValueError(f"seed must be an integer in [0, 2^256 - 1] or a fxdp.Seed, got {seed!r}")
     return K.seed_key_words(int(seed))
 
 

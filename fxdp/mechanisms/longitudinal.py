@@ -87,7 +87,8 @@ def sibling_source(src):
     """The secret's stream for an export release on src: the keyed stream with src's key and
     nonce words 0, 1 and word 2 = 1 when src is a ChaCha20Source (fresh, counter 0), else src."""
     if isinstance(src, ChaCha20Source):
-        return ChaCha20Source(None, key=src.key, nonce=[src.nonce[0], src.nonce[1], SECRET_STREAM])
+        return ChaCha20Source(None, key=src.key, nonce=[src.nonce[0], src.nonce[1], SECRET_STREAM],
+                              version=src.version)
     return src
 
 

@@ -542,7 +542,7 @@ class RapporFull(Mechanism):
         blocks = self.encode_many(values)
         n = blocks.shape[0]
         ids = _device_ids(device_ids, n)
-        seed_words = K.seed_key_words(check_int("seed", seed, 0, (1 << 256) - 1))
+        seed_words = K.seed_key_words(seed)
         out = np.zeros((n, self.k + 2), np.uint8)
         status = np.zeros(n, np.int64)
         KR.fleet_release(self.kernel_cfg(), seed_words, ids, blocks, out, status)

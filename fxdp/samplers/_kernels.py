@@ -119,7 +119,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros  # noqa: 
 from ..bitsource import derive_key_nonce  # noqa: F401
 from ._nb_core import (  # noqa: F401
     BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY, ERR_PARAM, ERR_RANGE, KEY,
-    LAST_COUNTER, MODE, MODE_CHACHA, MODE_HOOK, MODE_REPLAY, NONCE, OK, SHARED_WORDS, STATE_WORDS,
+    LAST_COUNTER, MODE, MODE_CHACHA, MODE_CHACHA_FKE, MODE_HOOK, MODE_REPLAY, NONCE, OK, SHARED_WORDS, STATE_WORDS,
     STATUS, WORD_POS, _C0, _C1, _C2, _C3, _I0, _I1, _I64MAX_U, _M32, _R12, _R16, _R32, _R7, _R8,
     _U0, _U1, _U32, _U32MAX, _U63, _U64, _U64MAX, _add, _block_core, _check_state, _device_state,
     _fetch, _ijit, _in_range, _jit, _load, _mask, _neg, _njit_nrt, _pjit, _rd_bits, _rd_bits64,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..bitsource import derive_key_nonce
+from ..bitsource import derive_key_nonce, seed_parts
 
 # --------------------------------------------------------------------------
 # state layout (csrc/fxdp.h, struct fxdp_rng)
@@ -32,6 +32,7 @@ BLOCK_LEN = 33
 MODE_CHACHA = 0
 MODE_REPLAY = 1
 MODE_HOOK = 2
+MODE_CHACHA_FKE = 3     # stream version 2: fast key erasure (docs/bitstream.md)
 
 # status codes (fxdp.errors), as int64 so every return path has one type
 OK = np.int64(0)
@@ -84,9 +85,16 @@ def new_state():
 
 
 def seed_key_words(seed):
-    """The 8 ChaCha20 key words of ``seed`` (bitsource.derive_key_nonce) as uint32[8]."""
+    """The seed words of ``seed`` (an int or a bitsource.Seed) as uint32[9]: the 8 ChaCha20 key
+    words (bitsource.derive_key_nonce), then the stream version (1 or 2).  Every fleet kernel
+    takes this array and seeds its devices from it (``_seed_into``, ``seed_lane``)."""
     key, _ = derive_key_nonce(seed, 0, 0)
-    return np.array(key, dtype=np.uint32)
+    _, version = seed_parts(seed)
+    return np.array(list(key) + [version], dtype=np.uint32)
+
+
+def _mode_of_version(version):
+    return MODE_CHACHA_FKE if int(version) == 2 else MODE_CHACHA
 
 
 def _check_state(state):
@@ -100,22 +108,27 @@ def seed_state(state, seed, device_id=0, stream=0):
     """Set ``state`` to the start of the keyed ChaCha20 stream of (seed, device_id, stream).
 
     Key and nonce per ``bitsource.derive_key_nonce``; counter 0, empty block
-    (word_pos = block_len = 16), empty bit buffer, mode 0, status 0.  Words
-    34.. are left alone.  Returns ``state``.
+    (word_pos = block_len = 16), empty bit buffer, mode MODE_CHACHA (stream
+    version 1) or MODE_CHACHA_FKE (version 2, the default of an int seed),
+    status 0.  Words 34.. are left alone.  Returns ``state``.
     """
     _check_state(state)
     key, nonce = derive_key_nonce(seed, device_id, stream)
+    _, version = seed_parts(seed)
     state[:SHARED_WORDS] = 0
     state[KEY:KEY + 8] = key
     state[NONCE:NONCE + 3] = nonce
     state[WORD_POS] = 16
     state[BLOCK_LEN] = 16
-    state[MODE] = MODE_CHACHA
+    state[MODE] = _mode_of_version(version)
     return state
 
 
-def keyed_state(key, nonce, counter=0, state=None):
-    """A keyed ChaCha20 state from raw key words, nonce words and the next block counter."""
+def keyed_state(key, nonce, counter=0, state=None, version=1):
+    """A keyed ChaCha20 state from raw key words, nonce words and the next block counter
+    (version 1: the plain keystream, as bitsource.ChaCha20Source(key=...); 2: fast key erasure)."""
+    from ..bitsource import check_stream_version
+    check_stream_version(version)
     if state is None:
         state = new_state()
     _check_state(state)
@@ -129,6 +142,7 @@ def keyed_state(key, nonce, counter=0, state=None):
     state[COUNTER] = int(counter)
     state[WORD_POS] = 16
     state[BLOCK_LEN] = 16
+    state[MODE] = _mode_of_version(version)
     return state
 
 
@@ -165,7 +179,9 @@ def bits_used(state):
 
     Keyed ChaCha20 mode (started at counter 0):
         counter*512 - (block_len - word_pos)*32 - bitcount
-    (block_len is 16; a fresh state has word_pos = 16, so 0).  Replay mode:
+    (block_len is 16; a fresh state has word_pos = 16, so 0); version 2 (fast
+    key erasure) outputs 8 words per block: counter*256 - (16 - word_pos)*32
+    - bitcount.  Replay mode:
         word_pos*32 - bitcount.
     Matches ``BitSource.bits_used`` of the reference, also after a failure
     (a failed fetch consumes nothing).
@@ -173,6 +189,8 @@ def bits_used(state):
     s = [int(x) for x in state[:SHARED_WORDS]]
     if s[MODE] == MODE_REPLAY:
         return s[WORD_POS] * 32 - s[BITCOUNT]
+    if s[MODE] == MODE_CHACHA_FKE:
+        return s[COUNTER] * 256 - (16 - s[WORD_POS]) * 32 - s[BITCOUNT]
     return s[COUNTER] * 512 - (s[BLOCK_LEN] - s[WORD_POS]) * 32 - s[BITCOUNT]
 
 
@@ -305,9 +323,12 @@ def _mask(c):
 
 @_jit
 def _refill(state):
-    """Load the next block into state.block -> status.  Keyed mode only, and
-    never for counter 0xFFFFFFFF; otherwise the sticky ERR_ENTROPY is set."""
-    if state[MODE] != MODE_CHACHA or state[COUNTER] == LAST_COUNTER:
+    """Load the next block into state.block -> status.  Keyed modes only, and
+    never for counter 0xFFFFFFFF; otherwise the sticky ERR_ENTROPY is set.
+    Version 2 (MODE_CHACHA_FKE): words 0..7 become the key and are not served
+    (word_pos = 8)."""
+    mode = state[MODE]
+    if (mode != MODE_CHACHA and mode != MODE_CHACHA_FKE) or state[COUNTER] == LAST_COUNTER:
         state[STATUS] = np.uint32(ERR_ENTROPY)
         return ERR_ENTROPY
     ctr = state[COUNTER]
@@ -319,7 +340,13 @@ def _refill(state):
         state[BLOCK + i] = np.uint32(blk[i])
     state[COUNTER] = ctr + np.uint32(1)
     state[BLOCK_LEN] = np.uint32(16)
-    state[WORD_POS] = np.uint32(0)
+    if mode == MODE_CHACHA_FKE:
+        for i in range(8):
+            state[KEY + i] = state[BLOCK + i]
+            state[BLOCK + i] = np.uint32(0)
+        state[WORD_POS] = np.uint32(8)
+    else:
+        state[WORD_POS] = np.uint32(0)
     return OK
 
 
@@ -337,7 +364,7 @@ def _fetch(state):
         st = _refill(state)
         if st != OK:
             return st, _U0
-        pos = _I0
+        pos = np.int64(state[WORD_POS])
     state[WORD_POS] = np.uint32(pos + _I1)
     return OK, np.uint64(state[BLOCK + pos])
 
@@ -391,6 +418,9 @@ def bits_used_nb(state):
     """``bits_used`` inside compiled code (int64)."""
     if state[MODE] == MODE_REPLAY:
         return np.int64(state[WORD_POS]) * 32 - np.int64(state[BITCOUNT])
+    if state[MODE] == MODE_CHACHA_FKE:
+        return (np.int64(state[COUNTER]) * 256 - (16 - np.int64(state[WORD_POS])) * 32
+                - np.int64(state[BITCOUNT]))
     return (np.int64(state[COUNTER]) * 512
             - (np.int64(state[BLOCK_LEN]) - np.int64(state[WORD_POS])) * 32
             - np.int64(state[BITCOUNT]))
@@ -398,7 +428,8 @@ def bits_used_nb(state):
 
 @_jit
 def _seed_into(state, key_words, device_id, stream):
-    """Keyed-stream start for (key words, device_id, stream); words 34.. untouched."""
+    """Keyed-stream start for (key words, device_id, stream); words 34.. untouched.  key_words:
+    uint32[8] (version 1) or seed words uint32[9] whose last word is the stream version."""
     for i in range(SHARED_WORDS):
         state[i] = np.uint32(0)
     for i in range(8):
@@ -409,6 +440,8 @@ def _seed_into(state, key_words, device_id, stream):
     state[NONCE + 2] = np.uint32(np.uint64(stream) & _M32)
     state[WORD_POS] = np.uint32(16)
     state[BLOCK_LEN] = np.uint32(16)
+    if key_words.shape[0] > 8 and key_words[8] == 2:
+        state[MODE] = np.uint32(MODE_CHACHA_FKE)
 
 
 @_njit_nrt

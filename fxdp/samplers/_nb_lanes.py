@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, NONCE, WORD_POS, _C0,
+from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA_FKE, NONCE, WORD_POS, _C0,
                        _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit,
                        _rotl)
 
@@ -108,7 +108,8 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
     lane_blocks) already buffered: the scalar path's state after its first refill.  At
     first_block = 0xFFFFFFFF (a block the stream never generates) nothing is buffered, so the
     first read fails as it does there.  Every word of state is written (the words past the shared
-    ones zeroed, as _device_state leaves them)."""
+    ones zeroed, as _device_state leaves them).  key: seed words (uint32[9], the last one the stream
+    version: 2 applies fast key erasure to the buffered block) or a version-1 key (uint32[8])."""
     for i in range(state.shape[0]):
         state[i] = np.uint32(0)
     for i in range(8):
@@ -118,6 +119,9 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
     state[NONCE + 1] = np.uint32(d >> _U32)
     state[NONCE + 2] = np.uint32(stream)
     state[BLOCK_LEN] = np.uint32(16)
+    fke = key.shape[0] > 8 and key[8] == 2
+    if fke:
+        state[MODE] = np.uint32(MODE_CHACHA_FKE)
     fb = np.uint32(first_block)
     if fb == LAST_COUNTER:
         state[COUNTER] = fb
@@ -127,6 +131,11 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
             state[BLOCK + i] = x[i, l]
         state[COUNTER] = np.uint32(fb + np.uint32(1))
         state[WORD_POS] = np.uint32(0)
+        if fke:                       # fast key erasure: words 0..7 are the next key
+            for i in range(8):
+                state[KEY + i] = x[i, l]
+                state[BLOCK + i] = np.uint32(0)
+            state[WORD_POS] = np.uint32(8)
 
 
 @_ijit

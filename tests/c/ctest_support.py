@@ -13,6 +13,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CSRC = REPO / "csrc"
 VECTORS = REPO / "tests" / "vectors"
+VERSION_DIRS = (VECTORS, VECTORS / "v2")   # stream versions 1 and 2 (tests/vectors/generate.py)
 
 # The firmware library files of the bit source and samplers (layers 2-3) and the host helpers.
 LIB_SOURCES = [CSRC / f"fxdp_{n}.c" for n in ("chacha20", "rng", "uniform", "bernoulli", "laplace", "table")]
@@ -73,13 +74,14 @@ def kat_header_text():
              "enum { " + ", ".join(f"{k} = {i}" for i, k in enumerate(_KINDS.values())) + " };",
              "struct kat_case { int sampler; uint64_t p[2]; int64_t lo, hi; uint32_t seed[8];",
              "    uint32_t dev_lo, dev_hi, stream; const uint32_t *table; uint32_t table_n;",
-             "    size_t draws; const uint64_t *out; const uint64_t *used; };  /* out: value mod 2^64 */",
+             "    size_t draws; const uint64_t *out; const uint64_t *used; uint32_t version; };"
+             "  /* out: value mod 2^64; version: the stream version */",
              "struct keyed_case { uint32_t seed[8]; uint32_t dev_lo, dev_hi, stream; size_t n;",
-             "    const uint32_t *words; };"]
+             "    const uint32_t *words; uint32_t version; };"]
     cases = []
     n = 0
-    for sampler, kind in _KINDS.items():
-        data = json.loads((VECTORS / f"{sampler}.json").read_text())
+    for folder, sampler, kind in [(f, s, k) for f in VERSION_DIRS for s, k in _KINDS.items()]:
+        data = json.loads((folder / f"{sampler}.json").read_text())
         for case in data["cases"]:
             params = case["params"]
             lines.append(f"static const uint64_t kat_out_{n}[] = "
@@ -100,7 +102,8 @@ def kat_header_text():
             cases.append(
                 f"    {{{kind}, {{{c_u64(p[0])}, {c_u64(p[1])}}}, {c_i64(lo)}, {c_i64(hi)}, "
                 f"{c_u32_list(seed_words(seed))}, {dev & 0xFFFFFFFF}u, {dev >> 32}u, {case['stream']}u, "
-                f"{table}, {table_n}u, {len(case['outputs'])}u, kat_out_{n}, kat_used_{n}}}")
+                f"{table}, {table_n}u, {len(case['outputs'])}u, kat_out_{n}, kat_used_{n}, "
+                f"{case.get('stream_version', 1)}u}}")
             n += 1
     lines.append("static const struct kat_case KATS[] = {\n" + ",\n".join(cases) + "\n};")
     ch = json.loads((VECTORS / "chacha20.json").read_text())
@@ -110,11 +113,12 @@ def kat_header_text():
     lines.append(f"static const uint32_t RFC_COUNTER = {rfc['counter']}u;")
     lines.append(f"static const uint32_t RFC_OUT[16] = {c_u32_list(rfc['out'])};")
     keyed = []
-    for i, ks in enumerate(ch["keyed_streams"]):
+    streams = ch["keyed_streams"] + json.loads((VECTORS / "v2" / "chacha20.json").read_text())["keyed_streams"]
+    for i, ks in enumerate(streams):
         lines.append(f"static const uint32_t keyed_words_{i}[] = {c_u32_list(ks['words'])};")
         seed, dev = int(ks["seed"], 16), ks["device_id"]
         keyed.append(f"    {{{c_u32_list(seed_words(seed))}, {dev & 0xFFFFFFFF}u, {dev >> 32}u, "
-                     f"{ks['stream']}u, {len(ks['words'])}u, keyed_words_{i}}}")
+                     f"{ks['stream']}u, {len(ks['words'])}u, keyed_words_{i}, {ks.get('stream_version', 1)}u}}")
     lines.append("static const struct keyed_case KEYED[] = {\n" + ",\n".join(keyed) + "\n};")
     return "\n".join(lines) + "\n"
 

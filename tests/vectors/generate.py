@@ -7,6 +7,12 @@ Every case lists the sampler, its parameters, the keyed stream (seed,
 device_id, stream), the outputs of consecutive draws and the stream bits
 used after each draw.  Numba, host C and every emulated target are checked
 against these same files.
+
+Stream versions (docs/bitstream.md): the files in tests/vectors/ are version 1
+(the plain keystream; unchanged since they were first written, and read as
+version 1 because their cases carry no "stream_version"), the files in
+tests/vectors/v2/ are version 2 (fast key erasure; every case says
+"stream_version": 2).
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from fxdp.bitsource import ChaCha20Source, chacha20_block  # noqa: E402
+from fxdp.bitsource import ChaCha20Source, Seed, chacha20_block  # noqa: E402
 from fxdp.samplers import reference as ref  # noqa: E402
 from fxdp.samplers.bounded import make_bounded_laplace_table  # noqa: E402
 
@@ -48,30 +54,38 @@ CASES = [
 ]
 
 
-def run_case(sampler, params, seed=SEED, device_id=7, stream=0, draws=DRAWS):
-    src = ChaCha20Source(seed, device_id, stream)
+VERSION_DIRS = {1: HERE, 2: HERE / "v2"}
+
+
+def _tag(obj, version):
+    """Version-2 records say so; version-1 records stay as first written (no key)."""
+    return obj if version == 1 else dict(obj, stream_version=version)
+
+
+def run_case(sampler, params, seed=SEED, device_id=7, stream=0, draws=DRAWS, version=1):
+    src = ChaCha20Source(Seed(seed, version), device_id, stream)
     fn = getattr(ref, sampler)
     outputs, used = [], []
     for _ in range(draws):
         v = fn(src, *params)
         outputs.append(int(v))
         used.append(src.bits_used)
-    return {"sampler": sampler, "params": params, "seed": hex(seed), "device_id": device_id,
-            "stream": stream, "outputs": outputs, "bits_used": used}
+    return _tag({"sampler": sampler, "params": params, "seed": hex(seed), "device_id": device_id,
+                 "stream": stream, "outputs": outputs, "bits_used": used}, version)
 
 
-def build():
+def build(version=1):
     samplers = {}
     for sampler, params in CASES:
-        samplers.setdefault(sampler, []).append(run_case(sampler, params))
+        samplers.setdefault(sampler, []).append(run_case(sampler, params, version=version))
     rfc_key = [0x03020100, 0x07060504, 0x0B0A0908, 0x0F0E0D0C, 0x13121110, 0x17161514, 0x1B1A1918, 0x1F1E1D1C]
     rfc_nonce = [0x09000000, 0x4A000000, 0x00000000]
     chacha = {
         "rfc8439_2_3_2": {"key": rfc_key, "counter": 1, "nonce": rfc_nonce,
                           "out": chacha20_block(rfc_key, 1, rfc_nonce)},
         "keyed_streams": [
-            {"seed": hex(seed), "device_id": dev, "stream": st,
-             "words": _words(seed, dev, st, 40)}
+            _tag({"seed": hex(seed), "device_id": dev, "stream": st,
+                  "words": _words(Seed(seed, version), dev, st, 40)}, version)
             for seed, dev, st in [(0, 0, 0), (1, 0, 0), (SEED, 7, 0), (SEED, 2**64 - 1, 2**32 - 1)]
         ],
     }
@@ -93,14 +107,16 @@ def dumps(obj):
 def main(argv):
     check = "--check" in argv
     stale = []
-    for name, obj in build().items():
-        path = HERE / name
-        text = dumps(obj)
-        if check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(name)
-        else:
-            path.write_text(text)
+    for version, folder in VERSION_DIRS.items():
+        for name, obj in build(version).items():
+            path = folder / name
+            text = dumps(obj)
+            if check:
+                if not path.exists() or path.read_text() != text:
+                    stale.append(str(path.relative_to(HERE)))
+            else:
+                folder.mkdir(exist_ok=True)
+                path.write_text(text)
     if stale:
         print("stale vectors:", ", ".join(stale))
         return 1
