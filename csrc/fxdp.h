@@ -202,7 +202,7 @@ fxdp_status fxdp_rng_init_keyed_version(fxdp_rng *r, uint32_t version, const uin
  * keeping fill for fxdp_rng_reseed; fill failure or NULL -> FXDP_ERR_ENTROPY, rng dead. */
 fxdp_status fxdp_rng_init_drbg(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);
 /* DRBG reseed: key ^= 32 fresh bytes from the rng's fill (LE words), buffered block words dropped;
- * fill failure -> FXDP_ERR_ENTROPY (sticky, state wiped); not a DRBG -> FXDP_ERR_PARAM. */
+ * fill failure or a failed rng -> FXDP_ERR_ENTROPY (sticky, state wiped); not a DRBG -> FXDP_ERR_PARAM. */
 fxdp_status fxdp_rng_reseed(fxdp_rng *r);
 /* Raw TRNG mode: each word = 4 bytes from fill(ctx, buf, 4), little-endian; a NULL fill gives a dead rng. */
 void fxdp_rng_init_hook(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);

@@ -152,11 +152,14 @@ fxdp_status fxdp_rng_reseed(fxdp_rng *r)
     unsigned i;
     int rc;
 
-    if (r == NULL || r->mode != FXDP_MODE_CHACHA_FKE || r->fill == NULL) {
+    if (r == NULL) {
         return FXDP_ERR_PARAM;
     }
     if (r->status != 0u) {
-        return FXDP_ERR_ENTROPY;
+        return FXDP_ERR_ENTROPY;                    /* failed before: stays failed */
+    }
+    if (r->mode != FXDP_MODE_CHACHA_FKE || r->fill == NULL) {
+        return FXDP_ERR_PARAM;                      /* not a DRBG: no fill to reseed from */
     }
     for (i = 0; i < 32u; i++) {
         fresh[i] = 0;

@@ -220,6 +220,18 @@ class ChaCha20Source(BitSource):
         self._pos += 1
         return w
 
+    def reseed(self, fresh_words):
+        """The DRBG reseed of C ``fxdp_rng_reseed`` (version 2 only): key ^= the 8 fresh words
+        (32 bytes of the board's fill, little-endian), the buffered block words are dropped (the
+        bit buffer's unread bits stay)."""
+        if self.version != 2:
+            raise ValueError("reseed applies to a version-2 (fast-key-erasure) stream")
+        fresh = [int(w) & MASK32 for w in fresh_words]
+        if len(fresh) != 8:
+            raise ValueError(f"fresh_words must be 8 words, got {len(fresh)}")
+        self.key = [k ^ f for k, f in zip(self.key, fresh)]
+        self._pos = 16
+
 
 class OSEntropySource(BitSource):
     """System entropy (os.urandom), read 64 bytes at a time; the default source.

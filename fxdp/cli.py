@@ -64,7 +64,7 @@ def cmd_simulate(args):
     from .fleet import estimate_rows, simulate_fleet
     cfg = load_config(args.config)
     devices = args.devices if args.devices is not None else int(cfg.simulation.get("devices", 100_000))
-    seed = args.seed if args.seed is not None else int(cfg.simulation.get("seed", 0))
+    seed = cfg.seed(args.seed)
     if devices < 1:
         raise ValueError(f"--devices must be >= 1, got {devices}")
     m = cfg.mechanism
@@ -86,7 +86,7 @@ def cmd_simulate(args):
         if args.write_reports:
             raise ValueError("--write-reports needs the reports on this machine: use --engine local")
         from .dask_engine import simulate_statistic
-        values, truth = population if population is not None else m.synthetic_population(devices, seed)
+        values, truth = population if population is not None else m.synthetic_population(devices, seed.value)
         try:
             stat, seconds = simulate_statistic(m, values, seed, client, args.partitions)
         finally:
@@ -95,7 +95,8 @@ def cmd_simulate(args):
     else:
         _, reports, truth, seconds = simulate_fleet(m, devices, seed, population=population)
         rows = estimate_rows(m, reports, truth)
-    out = {"mechanism": repr(m), "devices": devices, "seed": seed, "epsilon": m.epsilon,
+    out = {"mechanism": repr(m), "devices": devices, "seed": seed.value,
+           "stream_version": seed.stream_version, "epsilon": m.epsilon,
            "seconds": seconds, "estimates": rows,
            "population": str(args.values) if args.values else "synthetic", "engine": args.engine}
     if args.write_reports:
@@ -106,7 +107,8 @@ def cmd_simulate(args):
     if args.json:
         _print_json(out)
     else:
-        print(f"{repr(m)}: {devices:,} devices, seed {seed}, epsilon {m.epsilon:.6g}, {seconds:.2f} s")
+        print(f"{repr(m)}: {devices:,} devices, seed {seed.value} (stream version {seed.stream_version}), "
+              f"epsilon {m.epsilon:.6g}, {seconds:.2f} s")
         if args.values:
             print(f"  true values from {args.values}")
         if args.write_reports:

@@ -11,6 +11,8 @@
     [simulation]                         # optional
     devices = 100000
     seed = 42
+    stream_version = 2                   # the keyed stream's rule (docs/bitstream.md); absent: 1,
+                                         # the rule of configs written before version 2
 
 Rationals may be written exactly as strings, e.g. prob = "2/3".
 """
@@ -111,6 +113,13 @@ class Config:
     simulation: dict = field(default_factory=dict)
     path: Path | None = None
 
+    def seed(self, value=None):
+        """The simulation seed as a fxdp.Seed: `value` (e.g. --seed) or [simulation] seed (default
+        0), under [simulation] stream_version (absent: 1, the rule before version 2 existed)."""
+        from .bitsource import Seed
+        value = int(self.simulation.get("seed", 0)) if value is None else value
+        return Seed(value, int(self.simulation.get("stream_version", 1)))
+
 
 def load_config(path):
     path = Path(path)
@@ -132,12 +141,12 @@ def config_from_dict(data, path=None):
     target = _target_from_table(data.get("target"))
     sim = data.get("simulation", {})
     if not isinstance(sim, dict):
-        raise ValueError("config: [simulation] must be a table with keys devices, seed")
-    bad = sorted(set(sim) - {"devices", "seed"})
+        raise ValueError("config: [simulation] must be a table with keys devices, seed, stream_version")
+    bad = sorted(set(sim) - {"devices", "seed", "stream_version"})
     if bad:
-        raise ValueError(f"config: unknown [simulation] key(s) {bad}; valid: devices, seed")
+        raise ValueError(f"config: unknown [simulation] key(s) {bad}; valid: devices, seed, stream_version")
     sim = dict(sim)
-    for key, lo, hi in (("devices", 1, 10 ** 9), ("seed", 0, (1 << 256) - 1)):
+    for key, lo, hi in (("devices", 1, 10 ** 9), ("seed", 0, (1 << 256) - 1), ("stream_version", 1, 2)):
         if key in sim:
             v = sim[key]
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:

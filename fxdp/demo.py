@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bitsource import STREAM_VERSION
 from ._jsonout import jsonable
 
 DEFAULT_OUT = "fxdp-demo"
@@ -59,7 +60,8 @@ def config_text(spec, target, devices, seed):
     from .config import config_from_dict, dumps
     comment, table = spec
     m = config_from_dict({"mechanism": table}).mechanism
-    return comment + dumps(m, target=target, simulation={"devices": devices, "seed": seed})
+    return comment + dumps(m, target=target, simulation={"devices": devices, "seed": seed,
+                                                                   "stream_version": STREAM_VERSION})
 
 
 class _Progress:

@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from .bitsource import seed_parts
 from .mechanisms.base import check_mechanism
 
 
@@ -32,7 +33,9 @@ def simulate_fleet(m, devices, seed, chunk=1 << 16, progress=None, population=No
     progress: None shows a progress bar on stderr when it is a terminal.
     """
     check_mechanism(m, "simulate_fleet")
-    values, truth = population if population is not None else synthetic_population(m, devices, seed)
+    if population is None:                 # the population's numpy seed is the seed's value (any version)
+        population = synthetic_population(m, devices, seed_parts(seed)[0])
+    values, truth = population
     if len(values) != devices:
         raise ValueError(f"population has {len(values)} values for {devices} devices")
     show = sys.stderr.isatty() if progress is None else progress

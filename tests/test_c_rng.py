@@ -276,6 +276,38 @@ def test_drbg_mode():
     assert list(r.block)[:r.word_pos] == [0] * r.word_pos
 
 
+def test_drbg_reseed_matches_the_model():
+    """fxdp_rng_reseed: key ^= 32 fresh bytes from the DRBG's fill, buffered words dropped; the
+    Python model (ChaCha20Source.reseed) gives the same stream; only a DRBG can reseed."""
+    rnd = random.Random(11)
+    seed = bytes(rnd.getrandbits(8) for _ in range(44))
+    fresh = [bytes(rnd.getrandbits(8) for _ in range(32)) for _ in range(3)]
+    fill = ByteStream(seed + b"".join(fresh))
+    r = native.new_rng_drbg(fill)
+    src = ChaCha20Source(None, key=le_words(seed[:32]), nonce=le_words(seed[32:]), version=2)
+    for i, n in enumerate((5, 37, 1)):            # mid-block, several blocks, and before any block
+        assert native.bits(r, 7, n).tolist() == [src.bits(7) for _ in range(n)]
+        assert lib.fxdp_rng_reseed(r) == OK
+        src.reseed(le_words(fresh[i]))
+        assert list(r.key) == src.key and r.word_pos == 16 and list(r.block) == [0] * 16
+    assert native.bits(r, 32, 30).tolist() == [src.bits(32) for _ in range(30)]
+    assert fill.calls == [44, 32, 32, 32]
+    # a failing fill at reseed: sticky entropy failure, key wiped, nothing more released
+    r = native.new_rng_drbg(ByteStream(seed, fail_after=1))
+    native.bits(r, 32, 3)
+    assert lib.fxdp_rng_reseed(r) == ERR_ENTROPY
+    out = ffi.new("uint32_t *", 9)
+    assert r.status == ERR_ENTROPY and list(r.key) == [0] * 8
+    assert lib.fxdp_bits(r, 1, out) == ERR_ENTROPY and out[0] == 9
+    assert lib.fxdp_rng_reseed(r) == ERR_ENTROPY
+    # not a DRBG: nothing to reseed from
+    for rng in (native.new_rng_seeded(3), native.new_rng_replay([1, 2]), native.new_rng_keyed([0] * 8, [0] * 3)):
+        assert lib.fxdp_rng_reseed(rng) == ERR_PARAM
+    assert lib.fxdp_rng_reseed(ffi.NULL) == ERR_PARAM
+    with pytest.raises(ValueError, match="version-2"):
+        ChaCha20Source(Seed(1, 1)).reseed([0] * 8)
+
+
 def test_drbg_failure():
     with pytest.raises(EntropyError):
         native.new_rng_drbg(ByteStream(b"", fail_after=0))

@@ -376,3 +376,93 @@ def test_input_model_is_the_same_in_c_and_python(tmp_path):
     from fxdp.export import harness as H
     v = H.input_model(m).for_simulate(range(2000), H.SALT_PARITY)
     assert 0.4 < v.mean() < 0.6
+
+
+# --------------------------------------------------------------------------- DRBG reseed
+
+_RESEED_MAIN = r"""
+#include <stdio.h>
+#include "fxdp_config.h"
+
+static uint32_t lcg = 12345u, calls = 0u, fail_at = 0xFFFFFFFFu;
+
+static int fill(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    if (++calls >= fail_at) {
+        return -1;
+    }
+    printf("fill %u\n", (unsigned)n);
+    for (i = 0; i < n; i++) {
+        lcg = lcg * 1103515245u + 12345u;
+        out[i] = (uint8_t)(lcg >> 16);
+        printf("%02x", out[i]);
+    }
+    printf("\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    fxdp_rng r;
+    fxdp_input_t x[1];
+    fxdp_output_t y[FXDP_OUTPUT_COUNT];
+    uint32_t i;
+    fxdp_status st;
+    if (argc > 1) {
+        fail_at = (uint32_t)(argv[1][0] - '0');
+    }
+    if (fxdp_rng_init_drbg(&r, fill, NULL) != FXDP_OK) {
+        return 1;
+    }
+    for (i = 0; i < 7u; i++) {
+        x[0] = (fxdp_input_t)(3u * i);
+        y[0] = (fxdp_output_t)77;
+        st = fxdp_release(&r, @@arg@@, y);
+        printf("release %d %lld\n", (int)st, (long long)y[0]);
+    }
+    return 0;
+}
+"""
+
+
+def test_drbg_reseed_interval(tmp_path):
+    """-DFXDP_RESEED_INTERVAL=3: the export's fxdp_release reseeds a DRBG from its fill before the
+    4th and 7th releases, and the releases equal the reference's on the Python model of that
+    DRBG (ChaCha20Source version 2 with reseed); a fill failing at a reseed is an entropy failure:
+    nothing released then or after.  The default (0) never reseeds."""
+    from fxdp.bitsource import ChaCha20Source
+    from fxdp.export.spec import device_spec
+    m = make("geometric_ct")
+    E.generate(m, "host", tmp_path / "fw")
+    spec = device_spec(m)
+    arg = "x[0]" if spec.input["count"] == 1 and not spec.in_param.pointer else "x"
+    src = tmp_path / "main.c"
+    src.write_text(_RESEED_MAIN.replace("@@arg@@", arg))
+    fw = tmp_path / "fw" / "src"
+    runs = {}
+    for interval in (0, 3):
+        exe = tmp_path / f"reseed{interval}"
+        subprocess.run(["gcc", "-std=c99", "-O1", "-Wall", "-Werror", f"-DFXDP_RESEED_INTERVAL={interval}u",
+                        f"-I{fw}", str(src), *map(str, sorted(fw.glob("*.c"))), "-o", str(exe)], check=True)
+        runs[interval] = exe
+    out = subprocess.run([str(runs[3])], capture_output=True, text=True, check=True).stdout.split("\n")
+    fills = [bytes.fromhex(out[i + 1]) for i, ln in enumerate(out) if ln.startswith("fill")]
+    assert [len(f) for f in fills] == [44, 32, 32]
+    words = [[int.from_bytes(f[i:i + 4], "little") for i in range(0, len(f), 4)] for f in fills]
+    model = ChaCha20Source(None, key=words[0][:8], nonce=words[0][8:], version=2)
+    want = []
+    for i in range(7):
+        if i in (3, 6):
+            model.reseed(words[1 + (i == 6)])
+        want.append(f"release 0 {int(m.release(model, 3 * i))}")
+    assert [ln for ln in out if ln.startswith("release")] == want
+    # interval 0: one fill, and the same first three releases
+    out0 = subprocess.run([str(runs[0])], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert sum(ln.startswith("fill") for ln in out0) == 1
+    assert [ln for ln in out0 if ln.startswith("release")][:3] == want[:3]
+    # the fill fails at the second reseed (its 3rd call): releases 7.. fail, output untouched
+    bad = subprocess.run([str(runs[3]), "3"], capture_output=True, text=True, check=True).stdout.split("\n")
+    rel = [ln for ln in bad if ln.startswith("release")]
+    assert rel[:6] == want[:6] and rel[6] == "release 2 77"
