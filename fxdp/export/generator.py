@@ -204,11 +204,15 @@ def _uout(spec) -> str:
     return f"uint{bits}_t"
 
 
+# The examples' inputs: the harness's input model (fxdp/export/harness.py) at devices 0..n-1 with this salt.
+EXAMPLE_SALT = 0xE8A3
+
+
 def _example_inputs_c(m, spec, n=8) -> tuple[str, str]:
     """(C definition of example_inputs, the call expression)."""
     from .harness import input_model
     model = input_model(m, spec)
-    vals = model.values(range(n), salt=0xE8A3)           # (n, count) python ints
+    vals = model.values(range(n), salt=EXAMPLE_SALT)     # (n, count) python ints
     ctype = spec.input["ctype"]
     if spec.input["count"] == 1 and not spec.in_param.pointer:
         body = ", ".join(_c_literal(v[0], ctype) for v in vals)
