@@ -232,3 +232,114 @@ def test_arduino_library_specification(arduino_runs):
     kw = [ln.split("\t") for ln in (lib / "keywords.txt").read_text().splitlines() if ln and not ln.startswith("#")]
     assert kw and all(len(k) == 2 and k[1] in ("KEYWORD1", "KEYWORD2", "LITERAL1") for k in kw)
     assert all(re.search(rf"\b{k[0]}\b", headers) for k in kw), [k for k in kw if k[0] not in headers]
+
+
+# --------------------------------------------------------------------------- PlatformIO, ESP-IDF, Zephyr
+
+SHIMS = HERE / "porting" / "shims"
+C_CHECK = ["gcc", "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Wconversion", "-Werror", "-c"]
+
+
+def _tool_env(tmp_path):
+    """pio and compote keep state under HOME / PLATFORMIO_CORE_DIR: a private one per test."""
+    import os
+    return dict(os.environ, HOME=str(tmp_path / "home"), PLATFORMIO_CORE_DIR=str(tmp_path / "pio-core"))
+
+
+def _compile_all(sources, include_dirs, out_dir):
+    """Compile each C file with the host compiler (strict flags): the package's sources are complete."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for s in sources:
+        _run([*C_CHECK, *(f"-I{d}" for d in include_dirs), s, "-o", out_dir / (Path(s).stem + ".o")])
+
+
+def test_platformio_pkg_pack(exports, tmp_path):
+    d, rel = exports["platformio"]
+    man = json.loads((d / "library.json").read_text())
+    assert man["build"]["srcDir"] == "src" and man["headers"] == "fxdp_config.h"
+    _run(["pio", "pkg", "pack", "-o", tmp_path, d], env=_tool_env(tmp_path))
+    (tgz,) = tmp_path.glob("*.tar.gz")
+    assert tgz.name == f"{man['name']}-{man['version']}.tar.gz"
+    with tarfile.open(tgz) as tf:
+        names = set(tf.getnames())
+        packed = json.load(tf.extractfile("library.json"))
+    assert {r for r in rel if r.startswith("src/")} <= names and packed["name"] == man["name"]
+    # the check can fail: pio refuses a manifest with a bad field
+    bad = tmp_path / "bad"
+    shutil.copytree(d, bad)
+    (bad / "library.json").write_text(json.dumps(dict(man, version="one point oh")))
+    p = subprocess.run(["pio", "pkg", "pack", "-o", tmp_path / "badout", bad], capture_output=True, text=True,
+                       env=_tool_env(tmp_path))
+    assert p.returncode != 0 and "version" in (p.stdout + p.stderr).lower()
+
+
+def test_esp_idf_component_pack_and_cmake(exports, tmp_path):
+    d, rel = exports["esp-idf"]
+    _run(["compote", "component", "pack", "--name", "fxdp", "--dest-dir", tmp_path / "dist"], cwd=d,
+         env=_tool_env(tmp_path))
+    (tgz,) = (tmp_path / "dist").glob("*.tgz")
+    with tarfile.open(tgz) as tf:
+        names = {n.lstrip("./") for n in tf.getnames()}
+    assert {"idf_component.yml", "CMakeLists.txt", "port/fxdp_esp_entropy.c"} <= names
+    assert {r for r in rel if r.startswith("src/")} <= names
+    # CMakeLists.txt against a stand-in idf_component_register: what it registers exists and compiles
+    script = tmp_path / "idf_stub.cmake"
+    script.write_text(
+        "function(idf_component_register)\n"
+        "  cmake_parse_arguments(A \"\" \"\" \"SRCS;INCLUDE_DIRS;REQUIRES;PRIV_REQUIRES\" ${ARGN})\n"
+        f"  file(WRITE \"{tmp_path}/registered.txt\" \"${{A_SRCS}}\\n${{A_INCLUDE_DIRS}}\\n${{A_PRIV_REQUIRES}}\\n\")\n"
+        "endfunction()\n"
+        f"include(\"{d}/CMakeLists.txt\")\n")
+    _run(["cmake", "-P", script])
+    srcs, incs, priv = [ln.split(";") for ln in (tmp_path / "registered.txt").read_text().splitlines()]
+    lib = sorted(r for r in rel if r.startswith("src/") and r.endswith(".c"))
+    assert sorted(srcs) == sorted(lib + ["port/fxdp_esp_entropy.c"]) and incs == ["src", "port"]
+    assert priv == ["esp_hw_support"]
+    _compile_all([d / s for s in srcs], [d / i for i in incs] + [SHIMS], tmp_path / "obj")
+    assert "esp_fill_random(out, n)" in (d / "port/fxdp_esp_entropy.c").read_text()
+
+
+def test_zephyr_module_kconfig_and_cmake(exports, tmp_path):
+    import kconfiglib
+    d, rel = exports["zephyr"]
+    assert "cmake: zephyr" in (d / "zephyr/module.yml").read_text()
+    assert "kconfig: zephyr/Kconfig" in (d / "zephyr/module.yml").read_text()
+    top = tmp_path / "Kconfig"
+    top.write_text(f'mainmenu "test"\nsource "{d}/zephyr/Kconfig"\n')
+    kconf = kconfiglib.Kconfig(str(top), warn_to_stderr=False)
+    assert kconf.warnings == []
+    fxdp, csrand = kconf.syms["FXDP"], kconf.syms["FXDP_ENTROPY_CSRAND"]
+    assert fxdp.type == csrand.type == kconfiglib.BOOL
+    assert fxdp.str_value == "n" and csrand.str_value == "n"      # off unless the application asks
+    assert fxdp.set_value("y") and csrand.str_value == "y"          # the hook defaults on with the module
+    assert csrand.set_value("n") and csrand.str_value == "n"
+    assert fxdp.set_value("n") and csrand.visibility == 0          # no hook without the module
+
+    def registered(config):
+        out = tmp_path / f"zephyr-{len(config)}.txt"
+        script = tmp_path / "zephyr_stub.cmake"
+        script.write_text(
+            "".join(f"set({k} y)\n" for k in config) +
+            f"file(WRITE \"{out}\" \"\")\n"
+            f"function(zephyr_library)\n  file(APPEND \"{out}\" \"library\\n\")\nendfunction()\n"
+            f"function(zephyr_library_sources)\n  foreach(s ${{ARGN}})\n    file(APPEND \"{out}\" \"src ${{s}}\\n\")\n"
+            "  endforeach()\nendfunction()\n"
+            "function(zephyr_library_sources_ifdef flag)\n  if(${flag})\n    zephyr_library_sources(${ARGN})\n"
+            "  endif()\nendfunction()\n"
+            f"function(zephyr_include_directories)\n  foreach(s ${{ARGN}})\n    file(APPEND \"{out}\" \"inc ${{s}}\\n\")\n"
+            "  endforeach()\nendfunction()\n"
+            f"include(\"{d}/zephyr/CMakeLists.txt\")\n")
+        _run(["cmake", "-P", script])
+        return [ln.split(" ", 1) for ln in out.read_text().splitlines()]
+
+    assert registered([]) == []                                      # CONFIG_FXDP unset: nothing built
+    lines = registered(["CONFIG_FXDP", "CONFIG_FXDP_ENTROPY_CSRAND"])
+    assert lines[0] == ["library"]
+    srcs = [Path(x[1]).resolve() for x in lines if x[0] == "src"]
+    incs = [Path(x[1]).resolve() for x in lines if x[0] == "inc"]
+    lib = {(d / r).resolve() for r in rel if r.startswith("src/") and r.endswith(".c")}
+    assert set(srcs) == lib | {(d / "port/fxdp_zephyr_entropy.c").resolve()} and len(srcs) == len(set(srcs))
+    assert (d / "port/fxdp_zephyr_entropy.c").resolve() not in \
+        {Path(x[1]).resolve() for x in registered(["CONFIG_FXDP"]) if x[0] == "src"}
+    _compile_all(srcs, incs + [SHIMS], tmp_path / "obj")
+    assert "sys_csrand_get(out, n)" in (d / "port/fxdp_zephyr_entropy.c").read_text()
