@@ -343,3 +343,81 @@ def test_zephyr_module_kconfig_and_cmake(exports, tmp_path):
         {Path(x[1]).resolve() for x in registered(["CONFIG_FXDP"]) if x[0] == "src"}
     _compile_all(srcs, incs + [SHIMS], tmp_path / "obj")
     assert "sys_csrand_get(out, n)" in (d / "port/fxdp_zephyr_entropy.c").read_text()
+
+
+# --------------------------------------------------------------------------- CMake package
+
+CONSUMER = """cmake_minimum_required(VERSION 3.13)
+project(fxdp_consumer C)
+find_package(fxdp 0.1 REQUIRED)
+# the test's board port (the export's board/ for this target) and the harness program of fxdp/export/harness.py
+file(GLOB BOARD_SRCS ${BOARD_DIR}/*.c)
+add_executable(fxdp_harness fxdp_harness.c ${BOARD_SRCS})
+target_include_directories(fxdp_harness PRIVATE ${BOARD_DIR})
+set_target_properties(fxdp_harness PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(fxdp_harness PRIVATE -Os -fno-tree-loop-distribute-patterns -fno-ipa-icf
+                       -ffunction-sections -fdata-sections)
+target_link_libraries(fxdp_harness PRIVATE fxdp::fxdp)
+if(CMAKE_CROSSCOMPILING)
+  target_link_options(fxdp_harness PRIVATE -nostdlib -nostartfiles -T${BOARD_DIR}/link.ld -L${BOARD_DIR}
+                      -Wl,--gc-sections)
+  target_link_libraries(fxdp_harness PRIVATE gcc)
+  set_target_properties(fxdp_harness PROPERTIES SUFFIX ".elf")
+endif()
+"""
+CMAKE_N = 300
+CMAKE_SEED = 0x5EED_CAFE_F00D
+
+
+@pytest.fixture(scope="module")
+def cmake_packages(tmp_path_factory):
+    """{target: (export dir, install prefix)}: the cmake export configured, built and installed."""
+    base = tmp_path_factory.mktemp("cmake")
+    out = {}
+    for target in ("cortex-m3", "host"):
+        fw, prefix = base / target / "fw", base / target / "prefix"
+        E.generate(make("geometric_ct"), target, fw, formats="cmake")
+        tc = [] if target == "host" else [f"-DCMAKE_TOOLCHAIN_FILE={fw}/cmake/{target}.cmake"]
+        _run(["cmake", "-S", fw, "-B", base / target / "build", *tc, "-DFXDP_BUILD_EXAMPLE=OFF",
+              f"-DCMAKE_INSTALL_PREFIX={prefix}"])
+        _run(["cmake", "--build", base / target / "build"])
+        _run(["cmake", "--install", base / target / "build"])
+        out[target] = (fw, prefix)
+    return out
+
+
+@pytest.mark.parametrize("target", ["cortex-m3", "host"])
+def test_cmake_find_package_consumer_matches_simulate(cmake_packages, tmp_path, target):
+    fw, prefix = cmake_packages[target]
+    pkg = prefix / "lib" / "cmake" / "fxdp"
+    assert {"fxdp-config.cmake", "fxdp-config-version.cmake", "fxdp-targets.cmake"} <= {p.name for p in pkg.iterdir()}
+    assert (prefix / "include" / "fxdp" / "fxdp_config.h").is_file() and (prefix / "lib" / "libfxdp.a").is_file()
+    m = make("geometric_ct")
+    spec = E.device_spec(m)
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "CMakeLists.txt").write_text(CONSUMER)
+    H.write_harness(m, spec, app, seed=CMAKE_SEED, n=CMAKE_N, n_drbg=4, entropy=True)
+    # the consumer uses the toolchain file installed with the package
+    tc = [] if target == "host" else [f"-DCMAKE_TOOLCHAIN_FILE={pkg}/{target}.cmake"]
+    _run(["cmake", "-S", app, "-B", app / "build", *tc, f"-DCMAKE_PREFIX_PATH={prefix}", f"-DBOARD_DIR={fw}/board"])
+    _run(["cmake", "--build", app / "build"])
+    elf = app / "build" / ("fxdp_harness" if target == "host" else "fxdp_harness.elf")
+    res = H.run_harness(target, elf, timeout=120)
+    want = H.simulate_lines(m, spec, CMAKE_SEED, CMAKE_N)
+    assert res.exit_code == 0 and len(res.parity) == CMAKE_N
+    assert H.compare(want, res.parity) == 0
+    assert res.drbg == want[:4] and H.check_entropy(res) == []
+
+
+def test_cmake_package_refuses_the_wrong_cpu(cmake_packages, tmp_path):
+    """A consumer configured for the host cannot find the Cortex-M3 package (and is told why)."""
+    _, prefix = cmake_packages["cortex-m3"]
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.13)\nproject(c C)\n"
+                                        "find_package(fxdp REQUIRED)\n")
+    p = subprocess.run(["cmake", "-S", str(app), "-B", str(app / "build"), f"-DCMAKE_PREFIX_PATH={prefix}"],
+                       capture_output=True, text=True)
+    assert p.returncode != 0
+    assert "built for cortex-m3" in p.stderr and "CMAKE_TOOLCHAIN_FILE" in p.stderr

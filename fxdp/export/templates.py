@@ -225,7 +225,7 @@ CMAKE = r"""# CMakeLists.txt for the fxdp export of @@mechanism_kind@@ on @@targ
 #   cmake -S . -B build@@cmake_toolchain_arg@@ -DFXDP_BUILD_EXAMPLE=OFF -DCMAKE_INSTALL_PREFIX=/opt/fxdp
 #   cmake --build build && cmake --install build
 #   # consumer: cmake -S app -B app/build@@cmake_toolchain_consumer@@ -DCMAKE_PREFIX_PATH=/opt/fxdp
-cmake_minimum_required(VERSION 3.13)
+cmake_minimum_required(VERSION 3.14)
 project(fxdp_export VERSION @@version@@ LANGUAGES C@@cmake_asm@@)
 include(GNUInstallDirs)
 
@@ -268,8 +268,9 @@ if(FXDP_INSTALL)
   install(FILES
 @@cmake_headers@@          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/fxdp)
   install(EXPORT fxdp-targets NAMESPACE fxdp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fxdp)
+  # ARCH_INDEPENDENT: fxdp-config.cmake itself checks the consumer's compiler and says which to use
   write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/fxdp-config-version.cmake
-                                   COMPATIBILITY SameMinorVersion)
+                                   COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
   install(FILES cmake/fxdp-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/fxdp-config-version.cmake@@cmake_install_toolchain@@
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fxdp)
 endif()
