@@ -421,3 +421,35 @@ def test_cmake_package_refuses_the_wrong_cpu(cmake_packages, tmp_path):
                        capture_output=True, text=True)
     assert p.returncode != 0
     assert "built for cortex-m3" in p.stderr and "CMAKE_TOOLCHAIN_FILE" in p.stderr
+
+
+# --------------------------------------------------------------------------- docs/porting.md hooks
+
+SNIPPET = re.compile(r"<!-- compile: (\S+) (\w+) -->\n```c\n(.*?)```", re.S)
+BOARDS = {"board_fill_nrf52": "cortex-m4", "board_fill_stm32": "cortex-m4", "board_fill_rp2040": "cortex-m0plus",
+          "board_fill_esp32": "host", "board_fill_atmega328p": "avr-atmega328p"}
+
+
+def test_porting_hooks_compile(tmp_path):
+    """Every board entropy hook of docs/porting.md compiles, strict C99, as an fxdp_fill_fn, with the
+    target's compiler (host for ESP32) against the register stand-ins of tests/porting/shims/."""
+    from fxdp import targets as T
+    text = (ROOT / "docs" / "porting.md").read_text()
+    found = SNIPPET.findall(text)
+    assert {name: target for target, name, _ in found} == BOARDS
+    for target, name, code in found:
+        t = T.get_target(target)
+        src = tmp_path / f"{name}.c"
+        # the hook must have the type fxdp_rng_init_drbg takes
+        src.write_text(code + f"\nconst fxdp_fill_fn fxdp_snippet_hook = {name};\n")
+        _run([t.tool("gcc"), *C_CHECK[1:], *t.cflags, f"-I{ROOT / 'csrc'}", f"-I{SHIMS}", src,
+              "-o", tmp_path / f"{name}.o"])
+        nm = _run([t.tool("nm"), tmp_path / f"{name}.o"]).stdout
+        assert re.search(rf"\bT {name}\b", nm), nm
+    # the check can fail: a register name the stand-in does not have is an error
+    bad = tmp_path / "bad.c"
+    bad.write_text('#include "nrf.h"\nunsigned f(void) { return NRF_RNG->DATA; }\n')
+    t = T.get_target("cortex-m4")
+    p = subprocess.run([t.tool("gcc"), *C_CHECK[1:], *t.cflags, f"-I{SHIMS}", str(bad), "-o", str(tmp_path / "b.o")],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "DATA" in p.stderr
