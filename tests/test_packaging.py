@@ -112,8 +112,12 @@ def test_format_errors_write_nothing(tmp_path, fmt, target, match):
     with pytest.raises(ValueError, match=match):
         E.generate(make("rr_bool_ct"), target, tmp_path / "fw", formats=fmt)
     assert not (tmp_path / "fw").exists()
+
+
+def test_format_type_error(tmp_path):
     with pytest.raises(TypeError, match="format must be a string"):
         E.generate(make("rr_bool_ct"), "host", tmp_path / "fw", formats=[3])
+    assert not (tmp_path / "fw").exists()
 
 
 def test_cli_format(tmp_path, capsys):

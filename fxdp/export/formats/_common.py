@@ -12,7 +12,7 @@ The library itself (src/) and README.md are written by fxdp/export/generator.py 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ... import targets as _targets
@@ -33,7 +33,6 @@ class ExportContext:
     example_inputs: str               # C definition of example_inputs[EXAMPLE_RELEASES]
     example_call: str                 # the release call of the examples (uses i, rng, y)
     uout_t: str                       # unsigned C type of one output element
-    extra: dict = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
