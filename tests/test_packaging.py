@@ -309,13 +309,15 @@ def test_zephyr_module_kconfig_and_cmake(exports, tmp_path):
     assert "cmake: zephyr" in (d / "zephyr/module.yml").read_text()
     assert "kconfig: zephyr/Kconfig" in (d / "zephyr/module.yml").read_text()
     top = tmp_path / "Kconfig"
-    top.write_text(f'mainmenu "test"\nsource "{d}/zephyr/Kconfig"\n')
+    # CSPRNG_ENABLED stands in for the symbol of Zephyr's subsys/random/Kconfig (sys_csrand_get exists)
+    top.write_text(f'mainmenu "test"\nconfig CSPRNG_ENABLED\n\tbool "stand-in"\nsource "{d}/zephyr/Kconfig"\n')
     kconf = kconfiglib.Kconfig(str(top), warn_to_stderr=False)
     assert kconf.warnings == []
-    fxdp, csrand = kconf.syms["FXDP"], kconf.syms["FXDP_ENTROPY_CSRAND"]
+    fxdp, csrand, cs = kconf.syms["FXDP"], kconf.syms["FXDP_ENTROPY_CSRAND"], kconf.syms["CSPRNG_ENABLED"]
     assert fxdp.type == csrand.type == kconfiglib.BOOL
     assert fxdp.str_value == "n" and csrand.str_value == "n"      # off unless the application asks
-    assert fxdp.set_value("y") and csrand.str_value == "y"          # the hook defaults on with the module
+    assert fxdp.set_value("y") and csrand.str_value == "n" and csrand.visibility == 0   # no CSPRNG: no hook
+    assert cs.set_value("y") and csrand.str_value == "y"            # the hook defaults on where it can build
     assert csrand.set_value("n") and csrand.str_value == "n"
     assert fxdp.set_value("n") and csrand.visibility == 0          # no hook without the module
 

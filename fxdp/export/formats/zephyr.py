@@ -32,11 +32,13 @@ if FXDP
 config FXDP_ENTROPY_CSRAND
 \tbool "Entropy hook fxdp_zephyr_fill() on sys_csrand_get()"
 \tdefault y
+\tdepends on CSPRNG_ENABLED
 \thelp
 \t  Build port/fxdp_zephyr_entropy.c: an fxdp_fill_fn that reads the
-\t  cryptographically secure random API sys_csrand_get().  The board needs an
-\t  entropy driver (CONFIG_ENTROPY_GENERATOR and a devicetree
-\t  zephyr,entropy chosen node); sys_csrand_get's error becomes FXDP_ERR_ENTROPY.
+\t  cryptographically secure random API sys_csrand_get(), which Zephyr
+\t  provides only with CONFIG_CSPRNG_ENABLED (an entropy driver, i.e. a
+\t  devicetree zephyr,entropy chosen node, or a CSPRNG seeded from one).
+\t  sys_csrand_get's error becomes FXDP_ERR_ENTROPY: nothing is released.
 
 endif # FXDP
 """
