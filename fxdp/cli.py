@@ -1,7 +1,7 @@
 """The `fxdp` command line (layer 6).
 
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
-    fxdp export CONFIG --target NAME --out DIR [--force]
+    fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
@@ -156,7 +156,7 @@ def cmd_export(args):
     target = args.target or cfg.target
     if not target:
         raise ValueError("--target NAME is required (or a [target] table in the config); see `fxdp targets`")
-    files = generate(cfg.mechanism, target, args.out, force=args.force)
+    files = generate(cfg.mechanism, target, args.out, force=args.force, formats=args.format)
     if args.json:
         _print_json({"files": [str(f) for f in files]})
     else:
@@ -330,6 +330,8 @@ def build_parser():
     e.add_argument("--target")
     e.add_argument("--out", required=True)
     e.add_argument("--force", action="store_true", help="write into a non-empty directory")
+    e.add_argument("--format", choices=["arduino", "platformio", "esp-idf", "zephyr", "cmake", "make"],
+                   help="packaging (docs/export.md); default: Makefile, CMake and, for AVR and Cortex-M, Arduino")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_export)
     s = sub.add_parser("simulate", help="simulate a fleet and estimate the statistic")

@@ -45,13 +45,15 @@ def test_layout(tmp_path, target):
                  "src/fxdp_config.c", "main.c", "Makefile", "CMakeLists.txt", "README.md",
                  "board/fxdp_port.h", ".fxdp-export.json"]:
         assert must in rel, must
-    arduino = [r for r in rel if r == "library.properties" or r.startswith("examples/")]
+    arduino = [r for r in rel if r in ("library.properties", "keywords.txt") or r.startswith("examples/")]
     if target in ARDUINO:
-        assert arduino == ["examples/fxdp_fake_rr/fxdp_fake_rr.ino", "library.properties"]
+        assert arduino == ["examples/fxdp_fake_rr/fxdp_fake_rr.ino", "keywords.txt", "library.properties"]
     else:
         assert arduino == []
     assert all(Path(f).is_file() for f in files)
-    assert (target == "host") == ("cmake/host.cmake" not in rel and not any(r.startswith("cmake/") for r in rel))
+    toolchains = [r for r in rel if r.startswith("cmake/") and r != "cmake/fxdp-config.cmake"]
+    assert toolchains == ([] if target == "host" else [f"cmake/{target}.cmake"])
+    assert "cmake/fxdp-config.cmake" in rel
     man = json.loads((out / ".fxdp-export.json").read_text())
     assert man["target"] == target and "src/fxdp_config.c" in man["files"]
 

@@ -8,10 +8,16 @@ The generated tree (``out_dir``)::
     main.c                    example firmware (board hook stub clearly marked)
     board/                    the target's port: startup, linker script, output/exit
     Makefile                  plain GNU make (lib, example, run, size)
-    CMakeLists.txt            (+ cmake/<target>.cmake toolchain file for MCU targets)
-    library.properties        } Arduino library layout, AVR and Cortex-M targets only
+    CMakeLists.txt            (+ cmake/<target>.cmake toolchain file for MCU targets,
+    cmake/fxdp-config.cmake    and the CMake package find_package(fxdp) it installs)
+    library.properties        } Arduino library (specification 1.5), AVR and Cortex-M targets only
+    keywords.txt              }
     examples/<name>/<name>.ino}
     .fxdp-export.json         manifest: the generated files and what they were made from
+
+That is the default layout; ``formats`` (``fxdp export --format``) picks the packaging instead,
+one writer module per format in fxdp/export/formats/ (make, cmake, arduino, platformio, esp-idf,
+zephyr).
 
 The mechanism describes its device form through ``m.device_spec()`` (see
 :func:`device_spec`); this module never hard-codes a mechanism's C.
@@ -24,12 +30,10 @@ from pathlib import Path
 from .. import __version__
 from .. import targets as _targets
 from .wire_c import config_c_code, config_h_lines
-from .templates import CMAKE, CMAKE_TOOLCHAIN, INO, LIBRARY_PROPERTIES, MAIN_C, MAKEFILE, render
+from .formats import FORMATS, WRITERS, ExportContext, resolve as _resolve_formats
 from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal,  # noqa: F401
                    device_spec, exportable_kinds, find_csrc, library_sources)
 
-# C element types a table or an input/output may use, with (bits, signed).
-ARDUINO_PREFIXES = ("avr", "cortex-m")
 def _wrap(text: str, width: int = 72, indent: str = " *   ") -> list[str]:
     words, lines, cur = text.split(), [], ""
     for w in words:
@@ -213,144 +217,20 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
     return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------
-# board port and build files
-
-def _board_files(target) -> list[Path]:
-    """The port sources plus linker scripts the target's ldflags name (copied flat into board/)."""
-    tdir = _targets.targets_dir()
-    files = list(target.port_sources)
-    for flag in target.ldflags:
-        if flag.startswith("-T"):
-            files.append(Path(flag[2:]))
-        elif flag.startswith("-L"):
-            files += sorted(Path(flag[2:]).glob("*.ld"))
-    files.append(tdir / "port" / "include" / "fxdp_port.h")
-    if target.kind == "simavr":
-        files.append(tdir / "tools" / "simavr_run.c")
-    seen, out = {}, []
-    for f in files:
-        if f.name in seen:
-            if seen[f.name] != f.resolve():
-                raise RuntimeError(f"board file name clash: {seen[f.name]} and {f}")
-            continue
-        seen[f.name] = f.resolve()
-        out.append(f)
-    return out
-
-
-def _board_ldflags(target) -> list[str]:
-    out = []
-    for flag in target.ldflags:
-        if flag.startswith("-T"):
-            out.append(f"-Tboard/{Path(flag[2:]).name}")
-        elif flag.startswith("-L"):
-            out.append("-Lboard")
-        else:
-            out.append(flag)
-    return out
-
-
-def build_packages(target) -> list[str]:
-    """Debian packages needed to compile for the target (not to emulate it)."""
-    keys = [k for k in target.requires if k == target.tool("gcc") or k.startswith("/usr/lib/avr")]
-    pkgs = sorted({target.requires[k] for k in keys}, key=lambda p: (not p.startswith("gcc"), p))
-    return pkgs or ["gcc"]
-
-
-def emulator_packages(target) -> dict:
-    """{program: Debian package} needed to run the example under emulation."""
-    if target.kind == "native":
-        return {}
-    prog = target.emulator["command"][0]
-    if target.kind == "qemu":
-        return {prog: target.requires.get(prog, "qemu-system")}
-    return {"simavr_run (libsimavr)": "libsimavr-dev libelf-dev"}
-
-
-def _run_command(target) -> tuple[str, str]:
-    """(extra prerequisites, recipe) of the Makefile's run target."""
-    em = target.emulator
-    if target.kind == "native":
-        return "", "\t./$(EXAMPLE)"
-    if target.kind == "qemu":
-        argv = ["$(EXAMPLE)" if a == "{elf}" else a for a in em["command"]]
-        prog, pkg = argv[0], emulator_packages(target)[argv[0]]
-        return "", (f"\t@command -v {prog} >/dev/null || {{ echo '{prog} not found: apt-get install {pkg}'; exit 1; }}\n"
-                    "\t" + " ".join(argv))
-    # simavr: the small libsimavr runner shipped in board/ (needs libsimavr-dev, libelf-dev)
-    return (" $(BUILD)/simavr_run",
-            f"\t$(BUILD)/simavr_run $(EXAMPLE) {em.get('mcu')} {em.get('frequency')} $(BUILD)/simavr_result.txt;"
-            " \\\n\t  code=$$(head -n1 $(BUILD)/simavr_result.txt | cut -d' ' -f2); exit $$code")
-
-
-def _board_cflags() -> str:
-    """The port's flags (fxdp.targets.PORT_CFLAGS: gnu99, no loop-to-memset) without -Werror."""
-    return " ".join(f for f in _targets.PORT_CFLAGS if f != "-Werror")
-
-
-def render_makefile(m, spec, target, lib_srcs, board_srcs) -> str:
-    is_avr = target.kind == "simavr"
-    is_host = target.kind == "native"
-    extra_rules, extra_all, extra_phony, extra_help = "", "", "", ""
-    if not is_host:
-        extra_all = " $(EXAMPLE:.elf=.hex) size"
-        extra_rules = ("\n%.hex: %.elf\n\t$(OBJCOPY) -O ihex -R .eeprom -R .mmcu $< $@\n")
-    if is_avr:
-        extra_phony = " flash"
-        extra_help = ("#   make flash PORT=/dev/ttyACM0   program an Arduino Uno class board with avrdude\n")
-        extra_rules += ("\nPORT ?= /dev/ttyACM0\nflash: $(EXAMPLE:.elf=.hex)\n"
-                        "\tavrdude -p m328p -c arduino -P $(PORT) -b 115200 -U flash:w:$<:i\n"
-                        "\n$(BUILD)/simavr_run: board/simavr_run.c\n\t@mkdir -p $(dir $@)\n"
-                        "\t@test -f /usr/include/simavr/sim_avr.h || { echo 'libsimavr not found: apt-get install "
-                        "libsimavr-dev libelf-dev simavr'; exit 1; }\n"
-                        "\tgcc -O2 -I/usr/include/simavr -o $@ $< -lsimavr -lelf\n")
-    run_deps, run_recipe = _run_command(target)
-    pkgs = " ".join(build_packages(target))
-    return render(
-        MAKEFILE, mechanism_kind=m.kind, target=target.name, emulator=target.emulator.get("kind"),
-        extra_help=extra_help, toolchain_note=f"{target.prefix or 'host '}gcc ({target.description})",
-        prefix=target.prefix, packages=pkgs, cpuflags=" ".join(target.cflags),
-        ldflags=" ".join(_board_ldflags(target)), libs=" ".join(target.libs),
-        lib_srcs=" ".join(lib_srcs), board_srcs=" ".join(board_srcs),
-        exe_suffix="" if is_host else ".elf", extra_phony=extra_phony, extra_all=extra_all,
-        extra_rules=extra_rules, size_flags="-A " if not is_host else "", run_deps=run_deps,
-        run_recipe=run_recipe, board_cflags=_board_cflags())
-
-
-def render_cmake(m, spec, target, lib_srcs, board_srcs) -> tuple[str, str | None]:
-    is_host = target.kind == "native"
-    cpu = "".join(f" {f}" for f in target.cflags)
-    ld = "".join(f"{f} " for f in _board_ldflags(target)).replace("-Tboard/", "-T${CMAKE_CURRENT_SOURCE_DIR}/board/")
-    ld = ld.replace("-Lboard", "-L${CMAKE_CURRENT_SOURCE_DIR}/board")
-    has_asm = any(s.endswith(".S") for s in board_srcs)
-    libs = " ".join(target.libs)
-    text = render(
-        CMAKE, mechanism_kind=m.kind, target=target.name,
-        cmake_toolchain_arg="" if is_host else f" -DCMAKE_TOOLCHAIN_FILE=cmake/{target.name}.cmake",
-        cmake_asm=" ASM" if has_asm else "",
-        cmake_lib_srcs="".join(f"  {s}\n" for s in lib_srcs),
-        cmake_board_srcs="".join(f"  {s}\n" for s in board_srcs),
-        cmake_cpuflags=cpu, cmake_ldflags=ld,
-        board_cflags=" ".join(f for f in _targets.PORT_CFLAGS if f not in ("-Werror",) and not f.startswith("-std")),
-        cmake_link_libs=f"  target_link_libraries(fxdp_example PRIVATE {libs})\n" if libs else "")
-    toolchain = None
-    if not is_host:
-        proc = {"simavr": "avr"}.get(target.kind, "arm" if target.prefix.startswith("arm") else "riscv32")
-        toolchain = render(CMAKE_TOOLCHAIN, target=target.name, processor=proc, prefix=target.prefix)
-    return text, toolchain
-
-
 def _uout(spec) -> str:
     bits, _ = CTYPES[spec.output["ctype"]]
     return f"uint{bits}_t"
+
+
+# The examples' inputs: the harness's input model (fxdp/export/harness.py) at devices 0..n-1 with this salt.
+EXAMPLE_SALT = 0xE8A3
 
 
 def _example_inputs_c(m, spec, n=8) -> tuple[str, str]:
     """(C definition of example_inputs, the call expression)."""
     from .harness import input_model
     model = input_model(m, spec)
-    vals = model.values(range(n), salt=0xE8A3)           # (n, count) python ints
+    vals = model.values(range(n), salt=EXAMPLE_SALT)     # (n, count) python ints
     ctype = spec.input["ctype"]
     if spec.input["count"] == 1 and not spec.in_param.pointer:
         body = ", ".join(_c_literal(v[0], ctype) for v in vals)
@@ -363,25 +243,24 @@ def _example_inputs_c(m, spec, n=8) -> tuple[str, str]:
         "fxdp_release(&rng, example_inputs[i], y)"
 
 
-def _readme(m, spec, target, files_note, arduino) -> str:
+def _readme(ctx: ExportContext, formats, files_note) -> str:
+    m, spec, target = ctx.m, ctx.spec, ctx.target
     eps_real, method = _audit_text(m)
+    builds = "\n".join(t for t in (WRITERS[f].readme(ctx) for f in formats) if t)
+    hook = ("`main.c` has a clearly marked `board_entropy()` stub that fails closed. Replace it with"
+            if "make" in formats or "cmake" in formats else
+            "Seed the rng (`fxdp_rng_init_drbg`) from a hook that reads")
     lines = [f"# fxdp firmware export: `{m.kind}` for `{target.name}`", "",
              f"Generated by fxdp {__version__} (`fxdp export`). Mechanism: `{repr(m)}`.", "",
              f"* {spec.summary}",
              f"* epsilon claimed {m.epsilon!r}; realized {eps_real} ({method})",
              f"* constant time: {'yes' if getattr(m, 'constant_time', False) else 'NO (lazy form)'}",
-             f"* target: {target.description}", "",
-             "## Build", "",
-             "```sh",
-             "make              # libfxdp.a + example firmware (build/)",
-             "make DEMO=1 run   # run the example on the emulator with a NOT RANDOM demo entropy stub",
-             "```", "",
-             "CMake: see the header of `CMakeLists.txt`." + (" Arduino: copy this directory into your "
-                                                            "`libraries/` folder; see `examples/`." if arduino else ""),
-             "",
+             f"* target: {target.description}",
+             f"* formats: {', '.join(formats)}", "",
+             "## Build", "", builds,
              "## Files", "", files_note, "",
              "## Entropy hook (you must implement it)", "",
-             "`main.c` has a clearly marked `board_entropy()` stub that fails closed. Replace it with",
+             hook,
              "your hardware TRNG: write `n` random bytes and return 0, or return non-zero on any",
              "failure, in which case nothing is released (`FXDP_ERR_ENTROPY`). The full contract is",
              "in the header comment of `src/fxdp_config.h`.", ""]
@@ -391,10 +270,23 @@ def _readme(m, spec, target, files_note, arduino) -> str:
 # --------------------------------------------------------------------------
 # writing
 
-def _plan(m, target, out_dir: Path) -> dict:
+_FILES_NOTE = {
+    "make": "* `main.c` example firmware; `board/` startup, linker script and console port for the emulator;"
+            " `Makefile`",
+    "cmake": "* `CMakeLists.txt` (library, example, install as the CMake package `fxdp`); `cmake/`"
+             " fxdp-config.cmake and the toolchain file",
+    "arduino": "* `library.properties`, `keywords.txt`, `examples/` Arduino library (specification 1.5)",
+    "platformio": "* `library.json` PlatformIO library manifest",
+    "esp-idf": "* `idf_component.yml`, `CMakeLists.txt` ESP-IDF component; `port/` esp_fill_random entropy hook",
+    "zephyr": "* `zephyr/` Zephyr module (module.yml, Kconfig, CMakeLists.txt); `port/` sys_csrand_get entropy hook",
+}
+
+
+def _plan(m, target, out_dir: Path, formats=None) -> dict:
     """{relative path: bytes} of every file to write."""
     csrc = find_csrc()
     spec = device_spec(m, csrc)
+    names = _resolve_formats(formats, target)
     files: dict[str, bytes] = {}
     for h in HEADERS:
         files[f"src/{h}"] = (csrc / h).read_bytes()
@@ -406,44 +298,32 @@ def _plan(m, target, out_dir: Path) -> dict:
     files["src/fxdp_config.h"] = render_config_h(m, spec, target).encode()
     files["src/fxdp_config.c"] = render_config_c(m, spec, target).encode()
     lib_srcs = [f"src/{s.name}" for s in spec.sources] + ["src/fxdp_config.c"]
-
-    board = _board_files(target)
-    board_srcs = [f"board/{f.name}" for f in board if f.suffix in (".c", ".S") and f.name != "simavr_run.c"]
-    for f in board:
-        files[f"board/{f.name}"] = f.read_bytes()
+    lib_headers = sorted(r for r in files if r.endswith(".h"))
 
     ex_inputs, ex_call = _example_inputs_c(m, spec)
-    files["main.c"] = render(MAIN_C, target=target.name, mechanism=repr(m), uout_t=_uout(spec),
-                               example_inputs=ex_inputs, example_call=ex_call).encode()
-    files["Makefile"] = render_makefile(m, spec, target, lib_srcs, board_srcs).encode()
-    cmake, toolchain = render_cmake(m, spec, target, lib_srcs, board_srcs)
-    files["CMakeLists.txt"] = cmake.encode()
-    if toolchain:
-        files[f"cmake/{target.name}.cmake"] = toolchain.encode()
-
-    arduino = target.name.startswith(ARDUINO_PREFIXES)
-    if arduino:
-        sketch = f"fxdp_{m.kind}"
-        lib_name = f"fxdp_{m.kind}_{target.name}".replace("-", "_")
-        files["library.properties"] = render(
-            LIBRARY_PROPERTIES, lib_name=lib_name, version=__version__, mechanism_kind=m.kind,
-            target=target.name, summary=spec.summary.replace("\n", " "),
-            architectures="avr" if target.kind == "simavr" else "*").encode()
-        ino_inputs = ex_inputs.replace("#define EXAMPLE_RELEASES", "#define EXAMPLE_RELEASES")
-        files[f"examples/{sketch}/{sketch}.ino"] = render(
-            INO, sketch=sketch, mechanism=repr(m), target=target.name, uout_t=_uout(spec),
-            example_inputs=ino_inputs, example_call=ex_call).encode()
-    files_note = "\n".join([
-        "* `src/` the library: fxdp C sources (copied) and the generated `fxdp_config.h`/`.c`",
-        "* `main.c` example firmware; `board/` startup, linker script and console port for the emulator",
-        "* `Makefile`, `CMakeLists.txt`" + (", `cmake/` toolchain file" if toolchain else ""),
-        *(["* `library.properties`, `examples/` Arduino library layout"] if arduino else [])])
-    files["README.md"] = _readme(m, spec, target, files_note, arduino).encode()
+    ctx = ExportContext(m=m, spec=spec, target=target, version=__version__, lib_srcs=lib_srcs,
+                        lib_headers=lib_headers, example_inputs=ex_inputs, example_call=ex_call,
+                        uout_t=_uout(spec))
+    for name in names:
+        WRITERS[name].check(ctx)                 # ValueError naming the format and the target
+    for name in names:
+        for rel, data in WRITERS[name].files(ctx).items():
+            if rel in files and files[rel] != data:
+                raise RuntimeError(f"export formats {', '.join(names)} disagree on {rel}")
+            files[rel] = data
+    files_note = "\n".join(["* `src/` the library: fxdp C sources (copied) and the generated `fxdp_config.h`/`.c`",
+                            *(_FILES_NOTE[n] for n in names)])
+    files["README.md"] = _readme(ctx, names, files_note).encode()
     return files
 
 
-def generate(mechanism, target, out_dir, force: bool = False) -> list[Path]:
+def generate(mechanism, target, out_dir, force: bool = False, formats=None) -> list[Path]:
     """Write the firmware source set for `mechanism` on `target` into `out_dir`.
+
+    `formats` names the packaging (fxdp.export.formats.FORMATS: "make", "cmake", "arduino",
+    "platformio", "esp-idf", "zephyr"), one name or a list; None writes the default layout
+    (make, cmake and, for AVR and Cortex-M targets, arduino).  The library (src/), README.md
+    and the manifest are written for every format.
 
     Returns the written paths.  A non-empty out_dir is refused unless
     force=True; even then only the files this function generates are
@@ -455,7 +335,7 @@ def generate(mechanism, target, out_dir, force: bool = False) -> list[Path]:
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"output path {out} exists and is not a directory")
-    files = _plan(mechanism, t, out)         # everything checked before anything is written
+    files = _plan(mechanism, t, out, formats)   # everything checked before anything is written
     if out.exists() and any(out.iterdir()) and not force:
         raise FileExistsError(f"output directory {out} is not empty; use --force (force=True) to overwrite "
                               "the files fxdp generates there (other files are left alone)")
@@ -464,7 +344,7 @@ def generate(mechanism, target, out_dir, force: bool = False) -> list[Path]:
         if p.exists() and not p.is_file():
             raise FileExistsError(f"{p} exists and is not a regular file; not overwriting it")
     manifest = {"fxdp_version": __version__, "mechanism": repr(mechanism), "kind": mechanism.kind,
-                "target": t.name, "files": sorted(files)}
+                "target": t.name, "formats": list(_resolve_formats(formats, t)), "files": sorted(files)}
     files[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
     written = []
     out.mkdir(parents=True, exist_ok=True)
@@ -478,4 +358,4 @@ def generate(mechanism, target, out_dir, force: bool = False) -> list[Path]:
     return written
 
 
-__all__ = ["generate", "device_spec", "exportable_kinds", "find_csrc", "library_sources", "DeviceSpec"]
+__all__ = ["FORMATS", "generate", "device_spec", "exportable_kinds", "find_csrc", "library_sources", "DeviceSpec"]
