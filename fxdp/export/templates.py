@@ -369,10 +369,14 @@ static void print_release(const fxdp_output_t y[FXDP_OUTPUT_COUNT])
 
 #ifdef FXDP_EXAMPLE_REPLAY_SEED
 /* TEST BUILD ONLY (-DFXDP_EXAMPLE_REPLAY_SEED=S): device k = 0, 1, ... releases example input
- * k % EXAMPLE_RELEASES from the keyed stream fxdp_rng_init_seed({S, 0, ..., 0}, k, 0, 0), the
- * stream m.simulate gives device k, and the sketch stops.  The stream is public: NO PRIVACY. */
+ * k % EXAMPLE_RELEASES from the keyed stream fxdp_rng_init_stream(version, {S, 0, ..., 0}, k, 0, 0),
+ * the stream m.simulate gives device k for fxdp.Seed(S, version), and the sketch stops.  The stream is
+ * public: NO PRIVACY. */
 #ifndef FXDP_EXAMPLE_REPLAY_RELEASES
 #define FXDP_EXAMPLE_REPLAY_RELEASES 64u
+#endif
+#ifndef FXDP_EXAMPLE_REPLAY_STREAM_VERSION
+#define FXDP_EXAMPLE_REPLAY_STREAM_VERSION 2u   /* what an integer seed means in Python */
 #endif
 #ifdef __AVR__
 #include <avr/interrupt.h>
@@ -386,7 +390,7 @@ static void replay_and_stop(void)
   Serial.println(F("fxdp replay begin"));
   for (uint32_t k = 0; k < FXDP_EXAMPLE_REPLAY_RELEASES; k++) {
     size_t i = (size_t)(k % EXAMPLE_RELEASES);
-    fxdp_rng_init_seed(&rng, seed, k, 0, 0);
+    (void)fxdp_rng_init_stream(&rng, FXDP_EXAMPLE_REPLAY_STREAM_VERSION, seed, k, 0, 0);
     Serial.print(F("R "));
     if (@@example_call@@ != FXDP_OK) {
       Serial.println(F("E"));
