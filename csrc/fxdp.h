@@ -432,7 +432,9 @@ fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const
  * instantaneous response drawn from r.  The export forms (fxdp_longitudinal_grr[_ct], _ue[_ct])
  * take the secret from r's sibling stream (r's key, nonce words 0 and 1, word 2 = 1) when r is a
  * keyed ChaCha20 stream (simulation, or a DRBG keyed by a persistent device seed), else draw a
- * fresh one from r.  _ct forms: exactly the same instructions and bits for every x, secret and draw.
+ * fresh one from r.  Under stream version 2 r's key changes with every block, so the sibling is the
+ * device's only while r is fresh: a device that reports repeatedly provisions once
+ * (fxdp_longitudinal_provision) and calls the _report forms.  _ct forms: exactly the same instructions and bits for every x, secret and draw.
  * GRR step on input y: lazy: s = uniform_below(d - 1), s += (s >= y), honest = bernoulli_dyadic(big),
  * answer honest ? y : s; constant time: u = bits(bits), answer (y + #{j < d-1 : big + j small <= u}) mod d. */
 #define FXDP_LONG_GRR_MAX_D 65536u      /* L-GRR items (the constant-time scan is O(d))       */

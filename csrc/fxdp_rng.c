@@ -226,11 +226,12 @@ static fxdp_status refill_fail(fxdp_rng *r)
 
 fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
 {
+    /* if-chains, not a switch: a dense switch becomes a libgcc table helper on Cortex-M0+ */
     if (r->status != 0u) {
         return FXDP_ERR_ENTROPY;
     }
-    switch (r->mode) {
-    case FXDP_MODE_CHACHA:
+    if (r->mode == FXDP_MODE_CHACHA || r->mode == FXDP_MODE_CHACHA_FKE) {
+        uint32_t fke = (uint32_t)(r->mode == FXDP_MODE_CHACHA_FKE);
         if (r->word_pos >= 16u) {
             if (r->counter == UINT32_C(0xFFFFFFFF)) {
                 return refill_fail(r);              /* keystream exhausted */
@@ -238,36 +239,31 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
             fxdp_chacha20_block(r->key, r->counter, r->nonce, r->block);
             r->counter += 1u;
             r->word_pos = 0;
+            if (fke) {
+                unsigned i;
+                for (i = 0; i < 8u; i++) {          /* fast key erasure: words 0..7 are the next key */
+                    r->key[i] = r->block[i];
+                    r->block[i] = 0;
+                }
+                r->word_pos = 8u;
+            }
         }
         *w = r->block[r->word_pos];
-        r->word_pos += 1u;
-        return FXDP_OK;
-    case FXDP_MODE_CHACHA_FKE:
-        if (r->word_pos >= 16u) {
-            unsigned i;
-            if (r->counter == UINT32_C(0xFFFFFFFF)) {
-                return refill_fail(r);              /* keystream exhausted */
-            }
-            fxdp_chacha20_block(r->key, r->counter, r->nonce, r->block);
-            for (i = 0; i < 8u; i++) {              /* fast key erasure: words 0..7 are the next key */
-                r->key[i] = r->block[i];
-                r->block[i] = 0;
-            }
-            r->counter += 1u;
-            r->word_pos = 8u;
+        if (fke) {
+            r->block[r->word_pos] = 0;              /* erase served output */
         }
-        *w = r->block[r->word_pos];
-        r->block[r->word_pos] = 0;                  /* erase served output */
         r->word_pos += 1u;
         return FXDP_OK;
-    case FXDP_MODE_REPLAY:
+    }
+    if (r->mode == FXDP_MODE_REPLAY) {
         if (r->word_pos >= r->block_len || r->word_pos >= 16u) {
             return refill_fail(r);                  /* replay exhausted */
         }
         *w = r->block[r->word_pos];
         r->word_pos += 1u;
         return FXDP_OK;
-    case FXDP_MODE_HOOK: {
+    }
+    if (r->mode == FXDP_MODE_HOOK) {
         uint8_t b[4] = {0, 0, 0, 0};
         if (r->fill == NULL || r->fill(r->fill_ctx, b, sizeof b) != 0) {
             return refill_fail(r);                  /* board entropy failed */
@@ -275,9 +271,7 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
         *w = load_le32(b);
         return FXDP_OK;
     }
-    default:
-        return refill_fail(r);                      /* unknown mode: fail closed */
-    }
+    return refill_fail(r);                          /* unknown mode: fail closed */
 }
 
 uint64_t fxdp_rng_position(const fxdp_rng *r)

@@ -58,7 +58,7 @@ from ..bitsource import Seed
 from ..errors import OK as _OK, raise_for_status
 from ..samplers import _kernels as K
 from ..samplers._nb_lanes import LANES, seed_device
-from ..samplers._kernels import (BITCOUNT, BLOCK_LEN, COUNTER, ERR_PARAM, KEY, NONCE, OK,
+from ..samplers._kernels import (BITCOUNT, BLOCK_LEN, COUNTER, ERR_PARAM, KEY, MODE, MODE_CHACHA_FKE, NONCE, OK,
                                  SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _load, _rd_dyadic,
                                  _rd_dyadic_ct, _rd_laplace, _rd_table, _rd_uniform_below, _store)
 
@@ -92,7 +92,8 @@ MODE_CT = 2
 
 @_ijit
 def _seed_dev(state, key, dev, first_block):
-    """state <- start of the keyed stream (key, device dev, stream 0) at block first_block."""
+    """state <- start of the keyed stream (key, device dev, stream 0) at block first_block; key:
+    seed words (uint32[9], the last one the stream version) or a version-1 key (uint32[8])."""
     for i in range(SHARED_WORDS):
         state[i] = np.uint32(0)
     for i in range(8):
@@ -103,6 +104,8 @@ def _seed_dev(state, key, dev, first_block):
     state[COUNTER] = np.uint32(first_block)
     state[WORD_POS] = np.uint32(16)
     state[BLOCK_LEN] = np.uint32(16)
+    if key.shape[0] > 8 and key[8] == 2:
+        state[MODE] = np.uint32(MODE_CHACHA_FKE)
 
 
 @_ijit

@@ -256,8 +256,9 @@ def _release_into(cfgv, state, block, out, secret, tmp):
     st = np.int64(state[K.STATUS])
     if st != OK:
         return st
-    if state[K.MODE] == K.MODE_CHACHA:
+    if state[K.MODE] == K.MODE_CHACHA or state[K.MODE] == K.MODE_CHACHA_FKE:
         sib = np.zeros(K.STATE_WORDS, np.uint32)
+        sib[K.MODE] = state[K.MODE]            # the sibling follows r's stream version
         for i in range(8):
             sib[K.KEY + i] = state[K.KEY + i]
         sib[K.NONCE] = state[K.NONCE]
