@@ -30,7 +30,8 @@ target's toolchain at -Os (the flags of ``fxdp.targets.build``: strict C99,
   as "rec"; a figure marked * is a lower bound, because a function on the
   path makes an indirect call (through a pointer) that is not followed.  The table gives the full figure (a release that triggers a
   refill, i.e. generates a ChaCha20 block) and, in parentheses, the figure
-  without ``fxdp_chacha20_block``'s frame (the mechanism's own chain), then
+  without the ChaCha20 block function's frame (``fxdp_i_chacha20_block``, which the refill
+  calls; the mechanism's own chain), then
   the **measured** high-water mark: free RAM below main's frame is painted
   before each release and scanned after it (max over the measured releases;
   it includes the few bytes of main's frame below the probe, so it can exceed
@@ -67,6 +68,9 @@ import fxdp.mechanisms as M  # noqa: E402
 from fxdp import targets as T  # noqa: E402
 from fxdp.export import device_spec, generate, library_sources  # noqa: E402
 from fxdp.export import harness as H  # noqa: E402
+
+# The ChaCha20 block functions: the public one (copies key and nonce) and the in-place one the refill calls.
+BLOCK_FUNCTIONS = ("fxdp_chacha20_block", "fxdp_i_chacha20_block")
 
 MCU_TARGETS = ["avr-atmega328p", "cortex-m0plus", "cortex-m3", "cortex-m4", "rv32imac"]
 
@@ -398,7 +402,7 @@ def measure(target, name, m, work: Path, releases=64):
     ram_drbg = sizes[1][1] - sizes[0][1]
     frames = _su_frames(target, [*lib], [fw / "src"], work / "su")
     stack, path, unresolved = worst_stack(target, elfs[2], frames)
-    stack_mech, _, _ = worst_stack(target, elfs[2], frames, exclude=("fxdp_chacha20_block",))
+    stack_mech, _, _ = worst_stack(target, elfs[2], frames, exclude=BLOCK_FUNCTIONS)
     r = T.run(target, elfs[3], count=True, timeout=600)
     counts = r.region_counts or []
     chacha = counts[0] if counts else None

@@ -16,6 +16,21 @@
  * r->status = FXDP_ERR_ENTROPY and returns FXDP_ERR_ENTROPY, *w unwritten. */
 fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w);
 
+/* Inlining control (GCC, clang; nothing elsewhere) for stack depth: FXDP_I_OUTLINE keeps a
+ * function's temporaries off a deeper call chain (a draw that refills: bit reader > refill >
+ * ChaCha20 block); FXDP_I_INLINE merges a helper into its only caller (one call level less). */
+#if defined(__GNUC__)
+#define FXDP_I_OUTLINE __attribute__((__noinline__))
+#define FXDP_I_INLINE __attribute__((__always_inline__)) static inline
+#else
+#define FXDP_I_OUTLINE
+#define FXDP_I_INLINE static inline
+#endif
+
+/* out[0..16) = ChaCha20 block(key, counter, nonce), computed in place in out with no local
+ * array (fxdp_chacha20.c); out must not overlap key or nonce (fxdp_chacha20_block allows it). */
+void fxdp_i_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
+
 /* FXDP_OK if r can be drawn from: FXDP_ERR_ENTROPY if it has failed before,
  * FXDP_ERR_PARAM if its state is corrupt (bitcount > 31). */
 static inline fxdp_status fxdp_i_ready(const fxdp_rng *r)

@@ -158,6 +158,18 @@ static fxdp_status refill_fail(fxdp_rng *r)
     return FXDP_ERR_ENTROPY;
 }
 
+/* Raw board mode, out of line: its byte buffer and indirect call stay off the ChaCha20 path's frame. */
+static FXDP_I_OUTLINE fxdp_status refill_hook(fxdp_rng *r, uint32_t *w)
+{
+    uint8_t b[4] = {0, 0, 0, 0};
+
+    if (r->fill == NULL || r->fill(r->fill_ctx, b, sizeof b) != 0) {
+        return refill_fail(r);                      /* board entropy failed */
+    }
+    *w = load_le32(b);
+    return FXDP_OK;
+}
+
 fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
 {
     if (r->status != 0u) {
@@ -169,7 +181,7 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
             if (r->counter == UINT32_C(0xFFFFFFFF)) {
                 return refill_fail(r);              /* keystream exhausted */
             }
-            fxdp_chacha20_block(r->key, r->counter, r->nonce, r->block);
+            fxdp_i_chacha20_block(r->key, r->counter, r->nonce, r->block);
             r->counter += 1u;
             r->word_pos = 0;
         }
@@ -183,14 +195,8 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
         *w = r->block[r->word_pos];
         r->word_pos += 1u;
         return FXDP_OK;
-    case FXDP_MODE_HOOK: {
-        uint8_t b[4] = {0, 0, 0, 0};
-        if (r->fill == NULL || r->fill(r->fill_ctx, b, sizeof b) != 0) {
-            return refill_fail(r);                  /* board entropy failed */
-        }
-        *w = load_le32(b);
-        return FXDP_OK;
-    }
+    case FXDP_MODE_HOOK:
+        return refill_hook(r, w);
     default:
         return refill_fail(r);                      /* unknown mode: fail closed */
     }
