@@ -27,6 +27,18 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w);
 #define FXDP_I_INLINE static inline
 #endif
 
+/* p[0..n) = 0 through a volatile pointer (not optimised away): a report drawn in place in the
+ * caller's buffer is wiped on an entropy failure, so nothing of it is released. */
+static inline void fxdp_i_wipe(void *p, size_t n)
+{
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        v[i] = 0;
+    }
+}
+
 /* out[0..16) = ChaCha20 block(key, counter, nonce), computed in place in out with no local
  * array (fxdp_chacha20.c); out must not overlap key or nonce (fxdp_chacha20_block allows it). */
 void fxdp_i_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
