@@ -28,13 +28,24 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
     }
 }
 
+/* fxdp_i_rd_dyadic_ct's bits (bits64(k): bits(k - 32) then bits(32) for k > 32), read by
+ * fxdp_i_take_bits: no out-of-line bit reader on the draw's call chain.  Branches on k only. */
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
-    fxdp_status st = fxdp_i_rd_dyadic_ct(r, &buf, &cnt, a, k, out);
-    r->bitbuf = buf;
-    r->bitcount = cnt;
-    return st;
+    uint32_t hi = 0, lo;
+    unsigned klo = k;
+
+    if (k > 32u) {
+        if (fxdp_i_take_bits(r, k - 32u, &hi) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;        /* nothing consumed, as the reference */
+        }
+        klo = 32u;
+    }
+    if (fxdp_i_take_bits(r, klo, &lo) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;            /* the high part stays consumed, as the reference */
+    }
+    *out = (uint8_t)fxdp_i_ct_lt64(((uint64_t)hi << 32) | lo, a);
+    return FXDP_OK;
 }
 
 /* The bits of fxdp_i_rd_rational (the lazy comparison of U with the binary digits of n/d), with

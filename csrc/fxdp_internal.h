@@ -132,6 +132,32 @@ static inline fxdp_status fxdp_i_rd_bit(fxdp_rng *r, uint32_t *buf, uint32_t *cn
     return FXDP_OK;
 }
 
+/* fxdp_i_bits(r, n, out) (n in 0..32, the same stream bits and the same state after a failure)
+ * forced inline, on r's fields in memory: the refill is its only call, with little live across
+ * it, so a sampler built on it keeps one small frame on the deepest chain (sampler > refill >
+ * ChaCha20 block) instead of adding an out-of-line bit reader's. */
+FXDP_I_INLINE fxdp_status fxdp_i_take_bits(fxdp_rng *r, unsigned n, uint32_t *out)
+{
+    uint32_t c = r->bitcount, nn = (uint32_t)n, w, need;
+
+    if (nn <= c) {
+        c -= nn;
+        *out = r->bitbuf >> c;
+        r->bitbuf &= (UINT32_C(1) << c) - 1u;
+        r->bitcount = c;
+        return FXDP_OK;
+    }
+    need = nn - c;                           /* 1..32 */
+    if (fxdp_i_refill(r, &w) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;
+    }
+    *out = ((r->bitbuf << (need - 1u)) << 1) | (w >> (32u - need));
+    c = 32u - need;                          /* 0..31 */
+    r->bitbuf = w & ((UINT32_C(1) << c) - 1u);
+    r->bitcount = c;
+    return FXDP_OK;
+}
+
 /* The same reads on r's own buffer (load, read, store back). */
 static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
 {
