@@ -68,7 +68,7 @@ FXDP_I_INLINE fxdp_status rational_core(fxdp_rng *r, uint64_t n, uint64_t d, uin
     }
     for (;;) {
         if (cnt == 0u) {
-            uint32_t w;
+            uint32_t w = 0;
             r->bitbuf = 0;                  /* buffer empty: the exact state if the refill fails */
             r->bitcount = 0;
             if (fxdp_i_refill(r, &w) != FXDP_OK) {

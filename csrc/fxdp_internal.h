@@ -138,7 +138,8 @@ static inline fxdp_status fxdp_i_rd_bit(fxdp_rng *r, uint32_t *buf, uint32_t *cn
  * ChaCha20 block) instead of adding an out-of-line bit reader's. */
 FXDP_I_INLINE fxdp_status fxdp_i_take_bits(fxdp_rng *r, unsigned n, uint32_t *out)
 {
-    uint32_t c = r->bitcount, nn = (uint32_t)n, w, need;
+    uint32_t c = r->bitcount & 31u, nn = (uint32_t)n, w = 0, need;   /* bitcount <= 31 always: the
+                                                                      mask only tells the analysers */
 
     if (nn <= c) {
         c -= nn;

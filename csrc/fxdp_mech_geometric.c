@@ -213,7 +213,7 @@ fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int
     }
     /* drawn straight into out[0..n) (x[i] is read before out[i] is written); wiped on a failure */
     for (i = 0; i < cfg->n; i++) {
-        int64_t z;
+        int64_t z = 0;
         st = fxdp_i_discrete_laplace(r, cfg->s, cfg->t, &z);
         if (st != FXDP_OK) {
             fxdp_i_wipe(out, (size_t)cfg->n * sizeof out[0]);

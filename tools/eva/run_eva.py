@@ -48,7 +48,7 @@ SPLIT_RETURN = [
     "fxdp_i_rd_rational", "fxdp_i_rd_uniform32", "fxdp_i_rd_uniform64",
     "fxdp_i_uniform_below_u32", "fxdp_i_uniform_below_u64",
     "fxdp_i_bernoulli_dyadic", "fxdp_i_bernoulli_dyadic_ct", "fxdp_i_bernoulli_exp",
-    "fxdp_i_bernoulli_rational", "bernoulli_exp_le1", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
+    "fxdp_i_bernoulli_rational", "rational_core", "fxdp_i_take_bits", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
     "rr_bool_check", "rr_check", "geo_check", "geo_ct_check",
     "rappor_check", "rappor_run", "ue_check", "ue_run", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
     "fxdp_longitudinal_provision", "export_device", "grr_step", "grr_report", "grr_report_checked", "grr_export",
