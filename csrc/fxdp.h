@@ -338,15 +338,18 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
  * count).  The config holds the baked integer parameters (Python:
  * m.device_spec()).  Parameters and inputs are checked first (FXDP_ERR_PARAM:
  * nothing drawn, out untouched); an rng that failed before gives
- * FXDP_ERR_ENTROPY.  out is written only on FXDP_OK; vector releases are all or
- * nothing (built in a stack buffer, wiped before returning), so an entropy
- * failure at any word releases nothing, in every rng mode.
+ * FXDP_ERR_ENTROPY.  out is written only on FXDP_OK, except for the reports
+ * drawn in place in the caller's buffer (basic RAPPOR, unary encoding, the lazy
+ * geometric: no stack copy, so the stack stays within 256 bytes): there the
+ * status is the validity mark, and an entropy failure wipes out to zeros
+ * before FXDP_ERR_ENTROPY returns.  Either way vector releases are all or
+ * nothing: an entropy failure at any word releases nothing, in every rng mode.
  * _ct forms: the same instructions, memory reads and bits consumed for every
  * valid input and every random draw (only a bad parameter or input, or an
  * entropy failure, changes the control flow); checked by instruction counts. */
 
-#define FXDP_RAPPOR_MAX_K 1024     /* RAPPOR bits per report (a 128-byte stack buffer)   */
-#define FXDP_GEOMETRIC_MAX_N 16    /* geometric values per release (128-byte stack buffer) */
+#define FXDP_RAPPOR_MAX_K 1024     /* RAPPOR bits per report (drawn in place in out)     */
+#define FXDP_GEOMETRIC_MAX_N 16    /* geometric values per release                         */
 
 /* Binary randomized response: out = x with probability p = a/2^k, else 1 - x.
  * 1 <= k <= 63, 2^(k-1) <= a < 2^k; x, out: one byte, 0 or 1. */
@@ -387,25 +390,25 @@ typedef struct fxdp_rappor_cfg {
     uint32_t k;
     uint32_t m;
 } fxdp_rappor_cfg;
-/* Lazy flips (bernoulli_dyadic, 2 bits each on average). */
+/* Lazy flips (bernoulli_dyadic, 2 bits each on average), drawn into out; entropy failure: out[0..k) zeroed. */
 fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
-/* Constant-time flips (exactly bits bits each; branch-free input check). */
+/* Constant-time flips (exactly bits bits each; branch-free input check); in place, zeroed on entropy failure. */
 fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
 
 /* Unary encoding frequency oracle (SUE = basic RAPPOR's one-shot form, OUE = Wang et al. 2017)
  * over d items: input x in [0, d), output d bytes (0/1); out[i] = bernoulli(a_i/2^bits) for
  * i = 0..d-1 in order, a_i = a_p for i = x, else a_q.
  * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UE_MAX_D. */
-#define FXDP_UE_MAX_D 1024          /* items per report (a 128-byte stack buffer)          */
+#define FXDP_UE_MAX_D 1024          /* items per report (drawn in place in out)            */
 typedef struct fxdp_ue_cfg {
     uint64_t a_p;
     uint64_t a_q;
     uint32_t d;
     uint8_t bits;
 } fxdp_ue_cfg;
-/* Lazy draws (bernoulli_dyadic; the bits used reveal the draws and the input). */
+/* Lazy draws (bernoulli_dyadic; the bits reveal the draws and x), into out; entropy failure: out[0..d) zeroed. */
 fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
-/* Constant time: exactly bits bits per item, a_i selected without a branch on x. */
+/* Constant time: exactly bits bits per item, a_i selected without a branch on x; in place, zeroed on failure. */
 fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
 
 /* Hadamard response frequency oracle (Acharya, Sun, Zhang, AISTATS 2019) over d items, K = 2^log2k
@@ -596,7 +599,8 @@ typedef struct fxdp_geometric_cfg {
     const uint32_t *thresholds;
 } fxdp_geometric_cfg;
 /* Lazy: out[i] = clamp(x[i] + discrete_laplace(s, t), lo, hi) (no overflow); FXDP_ERR_RANGE
- * as fxdp_discrete_laplace (probability below exp(-2^31)); any int64 input. */
+ * as fxdp_discrete_laplace (probability below exp(-2^31)); any int64 input.  Drawn in place:
+ * on FXDP_ERR_ENTROPY or FXDP_ERR_RANGE after the checks, out[0..n) is zeroed (x may alias out). */
 fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
 /* Constant time: out[i] = clamp(clamp(x[i], lo, hi) + J, lo, hi), exactly k bits per value;
  * any int64 input (clamped to the bounds first, branch-free). */

@@ -28,63 +28,122 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
     }
 }
 
+/* fxdp_i_rd_dyadic_ct's bits (bits64(k): bits(k - 32) then bits(32) for k > 32), read by
+ * fxdp_i_take_bits: no out-of-line bit reader on the draw's call chain.  Branches on k only. */
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
-    fxdp_status st = fxdp_i_rd_dyadic_ct(r, &buf, &cnt, a, k, out);
-    r->bitbuf = buf;
+    uint32_t hi = 0, lo;
+    unsigned klo = k;
+
+    if (k > 32u) {
+        if (fxdp_i_take_bits(r, k - 32u, &hi) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;        /* nothing consumed, as the reference */
+        }
+        klo = 32u;
+    }
+    if (fxdp_i_take_bits(r, klo, &lo) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;            /* the high part stays consumed, as the reference */
+    }
+    *out = (uint8_t)fxdp_i_ct_lt64(((uint64_t)hi << 32) | lo, a);
+    return FXDP_OK;
+}
+
+/* The bits of fxdp_i_rd_rational (the lazy comparison of U with the binary digits of n/d), with
+ * the buffered bits compared in an inner loop that makes no call: only the refill between words
+ * is a call, with just r, out, rem and d live across it, so the frame stays small.  Inlined into
+ * bernoulli_exp too: one call level less on the lazy geometric's deepest chain (discrete Laplace >
+ * exp > refill > ChaCha20 block). */
+FXDP_I_INLINE fxdp_status rational_core(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out)
+{
+    uint64_t rem = n;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount, digit;
+
+    if (n == 0u) {
+        *out = 0;
+        return FXDP_OK;
+    }
+    if (n == d) {
+        *out = 1;
+        return FXDP_OK;
+    }
+    for (;;) {
+        if (cnt == 0u) {
+            uint32_t w = 0;
+            r->bitbuf = 0;                  /* buffer empty: the exact state if the refill fails */
+            r->bitcount = 0;
+            if (fxdp_i_refill(r, &w) != FXDP_OK) {
+                return FXDP_ERR_ENTROPY;
+            }
+            buf = w;
+            cnt = 32u;
+        }
+        do {
+            /* next digit of n/d: 2 rem >= d, written so that nothing overflows */
+            if (rem >= d - rem) {
+                digit = 1u;
+                rem -= d - rem;
+            } else {
+                digit = 0u;
+                rem += rem;
+            }
+            cnt -= 1u;
+            if (((buf >> cnt) & 1u) != digit) {
+                goto done;                  /* U and p differ first here: U < p iff digit is 1 */
+            }
+            if (rem == 0u) {
+                digit = 0u;                 /* the expansion ended: U >= p */
+                goto done;
+            }
+        } while (cnt != 0u);
+    }
+done:
+    r->bitbuf = buf & ((UINT32_C(1) << cnt) - 1u);     /* cnt <= 31 here */
     r->bitcount = cnt;
-    return st;
+    *out = (uint8_t)digit;
+    return FXDP_OK;
 }
 
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
-    fxdp_status st = fxdp_i_rd_rational(r, &buf, &cnt, n, d, out);
-    r->bitbuf = buf;
-    r->bitcount = cnt;
-    return st;
+    return rational_core(r, n, d, out);
 }
 
-/* exp(-n/d) for 0 <= n <= d: K = 1; while bernoulli_rational(n, d K): K++; K odd. */
-static fxdp_status bernoulli_exp_le1(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out)
-{
-    uint64_t dk = d;
-    uint8_t odd = 1, b;
-
-    for (;;) {
-        if (fxdp_i_bernoulli_rational(r, n, dk, &b) != FXDP_OK) {
-            return FXDP_ERR_ENTROPY;
-        }
-        if (b == 0u) {
-            *out = odd;
-            return FXDP_OK;
-        }
-        if (dk > UINT64_MAX - d) {
-            return FXDP_ERR_RANGE;  /* K reached 2^64 / d: probability below 1/(2^32)! */
-        }
-        dk += d;
-        odd ^= 1u;
-    }
-}
-
+/* exp(-n/d) = exp(-1)^floor(n/d) exp(-(n mod d)/d), each factor 0 <= a/b <= 1 drawn as: K = 1;
+ * while bernoulli_rational(a, b K): K++; the factor is 1 iff K is odd.  The floor(n/d) factors
+ * exp(-1/1) first (stop at the first 0), then exp(-(n mod d)/d): one loop, so the rational core
+ * is inlined once. */
 fxdp_status fxdp_i_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out)
 {
-    uint32_t whole = n / d, i;
-    uint8_t b;
-    fxdp_status st;
+    uint32_t whole = n / d, i = 0, a = 1, b = 1;
+    uint64_t bk;
+    uint8_t odd, c;
 
-    for (i = 0; i < whole; i++) {
-        st = bernoulli_exp_le1(r, 1u, 1u, &b);
-        if (st != FXDP_OK) {
-            return st;
+    for (;;) {
+        if (i == whole) {               /* the last factor, exp(-(n mod d)/d) */
+            a = n % d;
+            b = d;
         }
-        if (b == 0u) {
-            *out = 0;
+        bk = b;
+        odd = 1;
+        for (;;) {
+            if (rational_core(r, a, bk, &c) != FXDP_OK) {
+                return FXDP_ERR_ENTROPY;
+            }
+            if (c == 0u) {
+                break;
+            }
+            if (bk > UINT64_MAX - b) {
+                return FXDP_ERR_RANGE;  /* K reached 2^64 / b: probability below 1/(2^32)! */
+            }
+            bk += b;
+            odd ^= 1u;
+        }
+        if (i == whole || odd == 0u) {
+            *out = i == whole ? odd : 0u;
             return FXDP_OK;
         }
+        i++;
     }
-    return bernoulli_exp_le1(r, n % d, d, out);
 }
 
 fxdp_status fxdp_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out)

@@ -16,6 +16,33 @@
  * r->status = FXDP_ERR_ENTROPY and returns FXDP_ERR_ENTROPY, *w unwritten. */
 fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w);
 
+/* Inlining control (GCC, clang; nothing elsewhere) for stack depth: FXDP_I_OUTLINE keeps a
+ * function's temporaries off a deeper call chain (a draw that refills: bit reader > refill >
+ * ChaCha20 block); FXDP_I_INLINE merges a helper into its only caller (one call level less). */
+#if defined(__GNUC__)
+#define FXDP_I_OUTLINE __attribute__((__noinline__))
+#define FXDP_I_INLINE __attribute__((__always_inline__)) static inline
+#else
+#define FXDP_I_OUTLINE
+#define FXDP_I_INLINE static inline
+#endif
+
+/* p[0..n) = 0 through a volatile pointer (not optimised away): a report drawn in place in the
+ * caller's buffer is wiped on an entropy failure, so nothing of it is released. */
+static inline void fxdp_i_wipe(void *p, size_t n)
+{
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        v[i] = 0;
+    }
+}
+
+/* out[0..16) = ChaCha20 block(key, counter, nonce), computed in place in out with no local
+ * array (fxdp_chacha20.c); out must not overlap key or nonce (fxdp_chacha20_block allows it). */
+void fxdp_i_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
+
 /* FXDP_OK if r can be drawn from: FXDP_ERR_ENTROPY if it has failed before,
  * FXDP_ERR_PARAM if its state is corrupt (bitcount > 31). */
 static inline fxdp_status fxdp_i_ready(const fxdp_rng *r)
@@ -102,6 +129,33 @@ static inline fxdp_status fxdp_i_rd_bit(fxdp_rng *r, uint32_t *buf, uint32_t *cn
     *bit = (b >> c) & 1u;
     *buf = b & ((UINT32_C(1) << c) - 1u);
     *cnt = c;
+    return FXDP_OK;
+}
+
+/* fxdp_i_bits(r, n, out) (n in 0..32, the same stream bits and the same state after a failure)
+ * forced inline, on r's fields in memory: the refill is its only call, with little live across
+ * it, so a sampler built on it keeps one small frame on the deepest chain (sampler > refill >
+ * ChaCha20 block) instead of adding an out-of-line bit reader's. */
+FXDP_I_INLINE fxdp_status fxdp_i_take_bits(fxdp_rng *r, unsigned n, uint32_t *out)
+{
+    uint32_t c = r->bitcount & 31u, nn = (uint32_t)n, w = 0, need;   /* bitcount <= 31 always: the
+                                                                      mask only tells the analysers */
+
+    if (nn <= c) {
+        c -= nn;
+        *out = r->bitbuf >> c;
+        r->bitbuf &= (UINT32_C(1) << c) - 1u;
+        r->bitcount = c;
+        return FXDP_OK;
+    }
+    need = nn - c;                           /* 1..32 */
+    if (fxdp_i_refill(r, &w) != FXDP_OK) {
+        return FXDP_ERR_ENTROPY;
+    }
+    *out = ((r->bitbuf << (need - 1u)) << 1) | (w >> (32u - need));
+    c = 32u - need;                          /* 0..31 */
+    r->bitbuf = w & ((UINT32_C(1) << c) - 1u);
+    r->bitcount = c;
     return FXDP_OK;
 }
 

@@ -15,7 +15,7 @@
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out)
 {
     fxdp_status st;
-    uint32_t u, sign;
+    uint32_t u, sign = 0;
     uint64_t v, x, y;
     uint8_t b;
 

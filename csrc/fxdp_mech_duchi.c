@@ -36,8 +36,9 @@ static fxdp_status duchi_check(const fxdp_rng *r, const fxdp_duchi_cfg *cfg, con
 }
 
 /* num_x without a multiply or a branch on x: sum over j of (slope << j) masked by bit j of x.
- * x = 2^bits (the top level) has only bit `bits` set, hence the loop to bits inclusive. */
-static uint64_t duchi_numerator(const fxdp_duchi_cfg *cfg, uint32_t x)
+ * x = 2^bits (the top level) has only bit `bits` set, hence the loop to bits inclusive.
+ * Out of line: its 64-bit temporaries stay off the draw's (deepest) call chain. */
+static FXDP_I_OUTLINE uint64_t duchi_numerator(const fxdp_duchi_cfg *cfg, uint32_t x)
 {
     uint64_t one = UINT64_C(1) << cfg->prob_bits;
     uint64_t slope = 2u * cfg->a_p - one;

@@ -16,11 +16,11 @@
  *                  2^k - t[i] + c = 2^k - s[i]) and one full pass compares
  *                  each with the draw u and with 2^k - 1 - u (geo_index).
  *
- * All or nothing: the lazy form builds the n outputs in a stack buffer
- * (FXDP_GEOMETRIC_MAX_N values) and copies them to out only after the last
- * draw succeeded; the constant-time form keeps the n table indices (uint16)
- * and computes the outputs from them and x after the last draw.  The buffer
- * is wiped before returning.
+ * All or nothing: the lazy form draws the n outputs straight into out (no
+ * stack copy: the CKS loops are deep) and wipes out[0..n) to zeros on an
+ * entropy failure; the constant-time form keeps the n table indices (uint16,
+ * 32 bytes) and computes the outputs from them and x after the last draw
+ * (out untouched on a failure).  The index buffer is wiped before returning.
  *
  * The constant-time form computes in 32-bit words: the checked cfg has lo, hi
  * within int32 and width < 2^15, so every value after the first clamp is an
@@ -33,15 +33,14 @@
 
 /* ---- one value, lazy ------------------------------------------------------------ */
 
-static fxdp_status geo_lazy_one(fxdp_rng *r, const fxdp_geometric_cfg *cfg, int64_t x, int64_t *y)
+/* y = clamp(x + z, lo, hi) without overflow: an overflowing sum is beyond the int64 bounds.
+ * Out of line (GCC): run after the draw, its 64-bit temporaries are
+ * not on the stack during the CKS loops. */
+static FXDP_I_OUTLINE void geo_lazy_add(const fxdp_geometric_cfg *cfg, const int64_t *px, const int64_t *pz,
+                                        int64_t *y)
 {
-    int64_t z;
-    fxdp_status st = fxdp_i_discrete_laplace(r, cfg->s, cfg->t, &z);
+    int64_t x = *px, z = *pz;
 
-    if (st != FXDP_OK) {
-        return st;
-    }
-    /* clamp(x + z, lo, hi) without overflow: an overflowing sum is beyond the int64 bounds */
     if (z > 0 && x > INT64_MAX - z) {
         *y = cfg->hi;
     } else if (z < 0 && x < INT64_MIN - z) {
@@ -50,7 +49,6 @@ static fxdp_status geo_lazy_one(fxdp_rng *r, const fxdp_geometric_cfg *cfg, int6
         int64_t v = x + z;
         *y = v < cfg->lo ? cfg->lo : v > cfg->hi ? cfg->hi : v;
     }
-    return FXDP_OK;
 }
 
 /* ---- constant time: branch-free 32-bit word helpers ------------------------------ */
@@ -153,8 +151,9 @@ static void geo_ct_value(const fxdp_geometric_cfg *cfg, const int64_t *x, uint32
 
 /* ---- release ------------------------------------------------------------------ */
 
-static fxdp_status geo_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x,
-                             const int64_t *out)
+/* Out of line: its 64-bit comparisons stay off the lazy form's draw chain. */
+static FXDP_I_OUTLINE fxdp_status geo_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x,
+                                            const int64_t *out)
 {
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
@@ -206,30 +205,23 @@ static fxdp_status geo_ct_check(const fxdp_rng *r, const fxdp_geometric_cfg *cfg
 
 fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out)
 {
-    int64_t y[FXDP_GEOMETRIC_MAX_N];
-    volatile int64_t *vy = y;
     uint32_t i;
     fxdp_status st = geo_check(r, cfg, x, out);
 
     if (st != FXDP_OK) {
         return st;
     }
+    /* drawn straight into out[0..n) (x[i] is read before out[i] is written); wiped on a failure */
     for (i = 0; i < cfg->n; i++) {
-        st = geo_lazy_one(r, cfg, x[i], &y[i]);
+        int64_t z = 0;
+        st = fxdp_i_discrete_laplace(r, cfg->s, cfg->t, &z);
         if (st != FXDP_OK) {
-            break;
+            fxdp_i_wipe(out, (size_t)cfg->n * sizeof out[0]);
+            return st;
         }
+        geo_lazy_add(cfg, &x[i], &z, &out[i]);  /* x[i] read after the draw: not live across it */
     }
-    /* publish y[0..n) only if every draw succeeded, then wipe it */
-    if (st == FXDP_OK) {
-        for (i = 0; i < cfg->n; i++) {
-            out[i] = vy[i];
-        }
-    }
-    for (i = 0; i < cfg->n; i++) {
-        vy[i] = 0;
-    }
-    return st;
+    return FXDP_OK;
 }
 
 /* table_sample_ct's index for the k-bit draw u: #{i < 2w : t[i] <= u}, a full scan.

@@ -25,9 +25,16 @@ static fxdp_status hm_check(const fxdp_rng *r, const fxdp_hm_cfg *cfg, const uin
     return fxdp_i_ready(r);
 }
 
+/* L = 2^bits + w, Duchi's first output index; computed after the draws, so it is not live (spilled)
+ * across the calls that refill. */
+static uint32_t hm_duchi_base(const fxdp_hm_cfg *cfg)
+{
+    return (UINT32_C(1) << cfg->pm.bits) + cfg->pm.w;
+}
+
 static fxdp_status hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint32_t *out, int ct)
 {
-    uint32_t L = (UINT32_C(1) << cfg->pm.bits) + cfg->pm.w, j = 0, sel;
+    uint32_t j = 0, sel;
     uint8_t c = 0, y = 0;
     fxdp_status st;
 
@@ -45,7 +52,7 @@ static fxdp_status hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint3
             return st;
         }
         sel = 0u - (uint32_t)(c & 1u);
-        *out = (j & sel) | ((L + (uint32_t)(y & 1u)) & ~sel);
+        *out = (j & sel) | ((hm_duchi_base(cfg) + (uint32_t)(y & 1u)) & ~sel);
         return FXDP_OK;
     }
     st = fxdp_i_bernoulli_dyadic(r, cfg->b, cfg->pm.prob_bits, &c);
@@ -59,7 +66,7 @@ static fxdp_status hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint3
     if (st != FXDP_OK) {
         return st;
     }
-    *out = L + (uint32_t)y;
+    *out = hm_duchi_base(cfg) + (uint32_t)y;
     return FXDP_OK;
 }
 

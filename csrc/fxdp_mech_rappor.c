@@ -6,18 +6,18 @@
  * Bernoulli(a/2^bits) per bit, i = 0..k-1 in order; the Numba twin is
  * fxdp/mechanisms/_kernels_mech.py.
  *
- * All or nothing: the k output bits are built in a bit-packed stack buffer
- * (FXDP_RAPPOR_MAX_K bits) and copied to out only after the last draw
- * succeeded, so an entropy failure at any word leaves out untouched (whatever
- * the rng mode, board hook included).  The buffer is wiped before returning.
+ * All or nothing, in the caller's buffer: bit i is drawn straight into
+ * out[i] (no stack copy of the report, so the stack stays within 256 bytes
+ * whatever k), and an entropy failure at any word wipes out[0..k) to zeros
+ * before FXDP_ERR_ENTROPY is returned (whatever the rng mode, board hook
+ * included): the status is the report's validity mark, and nothing drawn is
+ * released.  A bad parameter or input leaves out untouched.
  *
  * Constant-time form: the input check counts ones and detects non-0/1 bytes
  * without branches, every flip reads exactly `bits` bits and is combined by
  * XOR; the loops run over the public k only.
  */
 #include "fxdp_internal.h"
-
-#define RAPPOR_WORDS (FXDP_RAPPOR_MAX_K / 32u)
 
 static fxdp_status rappor_check(const fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x,
                                 const uint8_t *out)
@@ -42,22 +42,10 @@ static fxdp_status rappor_check(const fxdp_rng *r, const fxdp_rappor_cfg *cfg, c
     return fxdp_i_ready(r);
 }
 
-static void wipe_words(uint32_t *p, uint32_t n)
-{
-    volatile uint32_t *v = p;
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        v[i] = 0;
-    }
-}
-
-/* Draw all k flips into y (bit i of the report at y[i/32] bit i%32); on success copy to out. */
+/* Draw the k flips into out[0..k) in order; on an entropy failure wipe out[0..k). */
 static fxdp_status rappor_run(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out, int ct)
 {
-    uint32_t y[RAPPOR_WORDS];
-    const volatile uint32_t *vy = y;
-    uint32_t i, acc = 0, words = (cfg->k + 31u) / 32u;
+    uint32_t i;
     uint8_t b = 0;
     fxdp_status st = FXDP_OK;
 
@@ -68,21 +56,12 @@ static fxdp_status rappor_run(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uin
             st = fxdp_i_bernoulli_dyadic(r, cfg->a, cfg->bits, &b);
         }
         if (st != FXDP_OK) {
-            break;
+            fxdp_i_wipe(out, (size_t)cfg->k);          /* nothing of this report is released */
+            return st;
         }
-        acc |= ((uint32_t)(x[i] ^ b) & 1u) << (i & 31u);
-        if ((i & 31u) == 31u || i + 1u == cfg->k) {     /* public positions only */
-            y[i >> 5] = acc;
-            acc = 0;
-        }
+        out[i] = (uint8_t)((x[i] ^ b) & 1u);
     }
-    if (st == FXDP_OK) {
-        for (i = 0; i < cfg->k; i++) {
-            out[i] = (uint8_t)((vy[i >> 5] >> (i & 31u)) & 1u);
-        }
-    }
-    wipe_words(y, words);
-    return st;
+    return FXDP_OK;
 }
 
 fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out)

@@ -240,7 +240,7 @@ static void prr_stream(const fxdp_rappor_full_cfg *cfg, const fxdp_rappor_full_d
     nonce[0] = 0;
     nonce[1] = 0;
     nonce[2] = 0;
-    fxdp_chacha20_block(dev->secret, 0u, nonce, kdf);
+    fxdp_i_chacha20_block(dev->secret, 0u, nonce, kdf);
     d = hash_block((uint64_t)kdf[0] | ((uint64_t)kdf[1] << 32), (uint64_t)kdf[2] | ((uint64_t)kdf[3] << 32),
                    dev->cohort, PRR_HASH_INDEX, block, (size_t)cfg->value_bytes);
     nonce[0] = (uint32_t)d;

@@ -7,16 +7,14 @@
  * (UnaryEncoding.release): one Bernoulli per item, i = 0..d-1 in order; the
  * Numba twin is fxdp/mechanisms/_kernels_ue.py.
  *
- * All or nothing, as fxdp_mech_rappor.c: the d bits are built in a bit-packed
- * stack buffer and copied to out only after the last draw succeeded; the
- * buffer is wiped before returning.
+ * All or nothing in the caller's buffer, as fxdp_mech_rappor.c: bit i is
+ * drawn straight into out[i], and an entropy failure wipes out[0..d) to zeros
+ * before FXDP_ERR_ENTROPY is returned (no stack copy of the report).
  *
  * Constant-time form: every item reads exactly `bits` bits, and its
  * probability is selected with a mask computed without a branch on x.
  */
 #include "fxdp_internal.h"
-
-#define UE_WORDS (FXDP_UE_MAX_D / 32u)
 
 static fxdp_status ue_check(const fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, const uint8_t *out)
 {
@@ -30,16 +28,6 @@ static fxdp_status ue_check(const fxdp_rng *r, const fxdp_ue_cfg *cfg, const uin
     return fxdp_i_ready(r);
 }
 
-static void ue_wipe(uint32_t *p, uint32_t n)
-{
-    volatile uint32_t *v = p;
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        v[i] = 0;
-    }
-}
-
 /* All ones when i == x, else zero, without a branch. */
 static uint64_t ue_eq_mask(uint32_t i, uint32_t x)
 {
@@ -50,9 +38,7 @@ static uint64_t ue_eq_mask(uint32_t i, uint32_t x)
 
 static fxdp_status ue_run(fxdp_rng *r, const fxdp_ue_cfg *cfg, uint32_t x, uint8_t *out, int ct)
 {
-    uint32_t y[UE_WORDS];
-    const volatile uint32_t *vy = y;
-    uint32_t i, acc = 0, words = (cfg->d + 31u) / 32u;
+    uint32_t i;
     uint8_t b = 0;
     fxdp_status st = FXDP_OK;
 
@@ -65,21 +51,12 @@ static fxdp_status ue_run(fxdp_rng *r, const fxdp_ue_cfg *cfg, uint32_t x, uint8
             st = fxdp_i_bernoulli_dyadic(r, a, cfg->bits, &b);
         }
         if (st != FXDP_OK) {
-            break;
+            fxdp_i_wipe(out, (size_t)cfg->d);          /* nothing of this report is released */
+            return st;
         }
-        acc |= ((uint32_t)b & 1u) << (i & 31u);
-        if ((i & 31u) == 31u || i + 1u == cfg->d) {     /* public positions only */
-            y[i >> 5] = acc;
-            acc = 0;
-        }
+        out[i] = (uint8_t)(b & 1u);
     }
-    if (st == FXDP_OK) {
-        for (i = 0; i < cfg->d; i++) {
-            out[i] = (uint8_t)((vy[i >> 5] >> (i & 31u)) & 1u);
-        }
-    }
-    ue_wipe(y, words);
-    return st;
+    return FXDP_OK;
 }
 
 fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out)

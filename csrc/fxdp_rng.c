@@ -224,6 +224,18 @@ static fxdp_status refill_fail(fxdp_rng *r)
     return FXDP_ERR_ENTROPY;
 }
 
+/* Raw board mode, out of line: its byte buffer and indirect call stay off the ChaCha20 path's frame. */
+static FXDP_I_OUTLINE fxdp_status refill_hook(fxdp_rng *r, uint32_t *w)
+{
+    uint8_t b[4] = {0, 0, 0, 0};
+
+    if (r->fill == NULL || r->fill(r->fill_ctx, b, sizeof b) != 0) {
+        return refill_fail(r);                      /* board entropy failed */
+    }
+    *w = load_le32(b);
+    return FXDP_OK;
+}
+
 fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
 {
     /* if-chains, not a switch: a dense switch becomes a libgcc table helper on Cortex-M0+ */
@@ -236,7 +248,7 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
             if (r->counter == UINT32_C(0xFFFFFFFF)) {
                 return refill_fail(r);              /* keystream exhausted */
             }
-            fxdp_chacha20_block(r->key, r->counter, r->nonce, r->block);
+            fxdp_i_chacha20_block(r->key, r->counter, r->nonce, r->block);
             r->counter += 1u;
             r->word_pos = 0;
             if (fke) {
@@ -264,12 +276,7 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
         return FXDP_OK;
     }
     if (r->mode == FXDP_MODE_HOOK) {
-        uint8_t b[4] = {0, 0, 0, 0};
-        if (r->fill == NULL || r->fill(r->fill_ctx, b, sizeof b) != 0) {
-            return refill_fail(r);                  /* board entropy failed */
-        }
-        *w = load_le32(b);
-        return FXDP_OK;
+        return refill_hook(r, w);
     }
     return refill_fail(r);                          /* unknown mode: fail closed */
 }

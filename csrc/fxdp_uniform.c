@@ -41,13 +41,22 @@ unsigned fxdp_i_bitlen64(uint64_t v)
 #endif
 }
 
+/* fxdp_i_rd_uniform32's bits, each try read by fxdp_i_take_bits (no out-of-line bit reader on
+ * the draw's call chain: a smaller stack for the samplers and mechanisms built on it). */
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
-    fxdp_status st = fxdp_i_rd_uniform32(r, &buf, &cnt, n, fxdp_i_bitlen64(n - 1u), out);
-    r->bitbuf = buf;
-    r->bitcount = cnt;
-    return st;
+    unsigned k = fxdp_i_bitlen64(n - 1u);
+    uint32_t x;
+
+    for (;;) {
+        if (fxdp_i_take_bits(r, k, &x) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        if (x < n) {
+            *out = x;
+            return FXDP_OK;
+        }
+    }
 }
 
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)

@@ -6,10 +6,14 @@ C (csrc/fxdp_mech_*.c through cffi):
 * a failed rng gives FXDP_ERR_ENTROPY, output untouched;
 * an entropy failure at EVERY word position of a vector release (RAPPOR with
   k = 64, lazy and constant time; vector geometric with n = 16) gives
-  FXDP_ERR_ENTROPY, writes nothing, and stays failed (sticky); with one word
+  FXDP_ERR_ENTROPY, releases nothing, and stays failed (sticky); with one word
   more the release succeeds and equals the reference on the same words.  Board
-  hook, replay and keyed (keystream exhaustion) modes;
-* the host fleet loop reports per-device failures and leaves those rows alone;
+  hook, replay and keyed (keystream exhaustion) modes.  "Releases nothing":
+  the output untouched, or, for the forms that draw in place in the caller's
+  buffer (basic RAPPOR, the lazy geometric: no stack copy), all zero; a
+  sticky failure (nothing drawn) leaves even those untouched;
+* the host fleet loop reports per-device failures and leaves those rows alone
+  (in-place forms: zeroes them);
 * the sources build with strict C99 flags for every toolchain, without libc
   symbols, and run clean under ASan/UBSan on a fixed-seed fuzz driver.
 Python (``m.simulate``): bad inputs raise ValueError before anything is drawn;
@@ -232,12 +236,21 @@ def test_c_null_pointers(fn, ffi):
     assert base.untouched() and _state(r) == before
 
 
+# the forms that draw into the caller's buffer and zero it on a failure during the draws
+IN_PLACE = {"fxdp_rappor", "fxdp_rappor_ct", "fxdp_geometric"}
+
+
 @pytest.mark.parametrize("fn", [f for fns in FNS.values() for f in fns])
 def test_c_failed_rng(fn):
     call = VALID[[k for k, v in FNS.items() if fn in v][0]](fn)
     r = native.new_rng_replay([])                      # fails on the first word
-    assert call(r) == ENTROPY and call.untouched()
-    assert call(r) == ENTROPY and call.untouched()     # sticky
+    assert call(r) == ENTROPY
+    if fn in IN_PLACE:
+        assert bytes(native.ffi.buffer(call.out)) == bytes(call.nbytes)   # zeroed: nothing released
+        call.poison()
+    else:
+        assert call.untouched()
+    assert call(r) == ENTROPY and call.untouched()     # sticky: nothing drawn, nothing written
 
 
 def test_c_bad_parameter_beats_failed_rng():
@@ -294,6 +307,8 @@ def test_c_entropy_failure_at_every_word(name):
     xin = ffi.new(f"{ctype}[]", list(x))
     out = ffi.new(f"{ctype}[]", len(x))
     nbytes = ffi.sizeof(out)
+    # what a failed release leaves: the sentinel, or zeros for the forms that draw in place
+    failed_bytes = bytes(nbytes) if fn in IN_PLACE else b"\xA5" * nbytes
     for budget in range(need + 1):
         rngs = [("hook", native.new_rng_hook(WordHook(words, budget)))]
         if budget <= 16:
@@ -303,9 +318,10 @@ def test_c_entropy_failure_at_every_word(name):
             st = getattr(lib, fn)(r, cfg, xin, out)
             if budget < need:
                 assert st == ENTROPY, (mode, budget)
-                assert bytes(ffi.buffer(out)) == b"\xA5" * nbytes, (mode, budget)
+                assert bytes(ffi.buffer(out)) == failed_bytes, (mode, budget)
+                ffi.memmove(out, b"\xA5" * nbytes, nbytes)
                 assert getattr(lib, fn)(r, cfg, xin, out) == ENTROPY        # sticky
-                assert bytes(ffi.buffer(out)) == b"\xA5" * nbytes
+                assert bytes(ffi.buffer(out)) == b"\xA5" * nbytes          # nothing drawn: untouched
             else:
                 assert st == OK, (mode, budget)
                 assert list(out) == expect
@@ -318,7 +334,8 @@ def test_c_entropy_failure_at_every_word(name):
 @pytest.mark.parametrize("name", sorted(VECTOR_CASES))
 def test_c_keystream_exhaustion_in_a_fleet(name, ffi, lib):
     """Keyed mode: devices whose stream runs out (block counter 0xFFFFFFFF) mid-vector report
-    FXDP_ERR_ENTROPY and leave their rows alone; the fleet returns the first failure."""
+    FXDP_ERR_ENTROPY and leave their rows alone (the in-place forms zero them); the fleet returns the
+    first failure."""
     m, x = VECTOR_CASES[name]
     n = 64
     xs = np.tile(np.asarray(x, dtype=np.int64), (n, 1))
@@ -343,7 +360,8 @@ def test_c_keystream_exhaustion_in_a_fleet(name, ffi, lib):
     assert set(status.tolist()) <= {OK, ENTROPY}
     assert failed.any(), "one block must not suffice for every device"
     assert ret == ENTROPY
-    assert (out[failed] == sentinel[failed]).all()
+    _, _, fn, _ = dv.c_cfg(m, len(x) if getattr(m, "vector", False) else None)
+    assert (out[failed] == (0 if fn in IN_PLACE else sentinel[failed])).all()
     assert (out[~failed] != sentinel[~failed]).any(axis=1).all() if (~failed).any() else True
     # the Numba fleet agrees device by device
     out_nb, st_nb, _, _ = _fleet.simulate_detailed(m, xs if getattr(m, "vector", False) else xs, SEED,

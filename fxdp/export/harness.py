@@ -21,8 +21,9 @@ The harness links the export's library (``src/``) with a generated
    must give the same stream as a version-2 seed.
 4. **entropy failure**: a board hook that serves j words and then fails, for
    several j; and a DRBG whose seeding hook fails.  A release either completes
-   (FXDP_OK) or returns FXDP_ERR_ENTROPY with the output buffer untouched, and
-   every later release fails too.
+   (FXDP_OK) or returns FXDP_ERR_ENTROPY with the output buffer untouched (all
+   zero for the forms that draw in place, ``DeviceSpec.in_place``), and every
+   later release fails too, writing nothing.
 
 Inputs are a deterministic function of (device id, salt) -- ``hrand`` below,
 the same integer hash in C and Python -- mapped into the mechanism's input
@@ -389,16 +390,21 @@ static int h_fill_budget(void *ctx, uint8_t *out, size_t n)
     return 0;
 }
 
+/* 1: y still holds the poison; 2: y is all zero (an in-place form's wipe); 0: anything else */
 static unsigned h_untouched(const fxdp_output_t y[FXDP_OUTPUT_COUNT])
 {
     const unsigned char *p = (const unsigned char *)y;
     size_t i;
+    unsigned poison = 1u, zero = 2u;
     for (i = 0; i < sizeof(fxdp_output_t) * FXDP_OUTPUT_COUNT; i++) {
         if (p[i] != 0xA5u) {
-            return 0u;
+            poison = 0u;
+        }
+        if (p[i] != 0u) {
+            zero = 0u;
         }
     }
-    return 1u;
+    return poison | zero;
 }
 
 static void h_poison(fxdp_output_t y[FXDP_OUTPUT_COUNT])
@@ -726,17 +732,20 @@ def compare(expected: list[str], got: list[str]) -> int:
     return mism + abs(len(expected) - len(got))
 
 
-def check_entropy(res: HarnessResult) -> list[str]:
-    """Violations of the entropy-failure contract in a harness result ([] if none)."""
+def check_entropy(res: HarnessResult, in_place: bool = False) -> list[str]:
+    """Violations of the entropy-failure contract in a harness result ([] if none).  A failed
+    release leaves the output untouched (u = 1) or, for an in_place form (DeviceSpec.in_place), all
+    zero (u = 2); the sticky failure after it draws nothing and writes nothing (u2 = 1)."""
     bad = []
+    released_nothing = (1, 2) if in_place else (1,)
     if not res.entropy:
         bad.append("no entropy-failure checks ran")
     for steps, st, u, st2, u2 in res.entropy:
         if st not in (0, 2):
             bad.append(f"hook failing after {steps} words: status {st}")
-        if st == 2 and not u:
+        if st == 2 and u not in released_nothing:
             bad.append(f"hook failing after {steps} words: output written despite FXDP_ERR_ENTROPY")
-        if st == 2 and (st2 != 2 or not u2):
+        if st == 2 and (st2 != 2 or u2 != 1):
             bad.append(f"hook failing after {steps} words: the next release gave status {st2}, "
                        f"untouched={u2} (failure must be sticky)")
     if res.entropy and res.entropy[0][0] == 0 and res.entropy[0][1] != 2:

@@ -64,6 +64,12 @@ class DeviceSpec:
     rom_function: str | None = None
 
     @property
+    def in_place(self) -> bool:
+        """The entry point draws into the caller's output buffer and zeroes it on a failure during
+        the draws (device_spec()["in_place"]); otherwise out is written only on FXDP_OK."""
+        return bool(self.raw.get("in_place", False))
+
+    @property
     def in_param(self) -> Param:
         return self.params[0]
 

@@ -71,7 +71,7 @@ Plots
     ``default_pair()``: a neighbouring input pair; ``output_distribution(x,
     x_prime)``: an ``fxdp.mechanisms.distribution.OutputDistribution``.
 
-``device_spec()`` returns a dict with exactly these keys:
+``device_spec()`` returns a dict with these keys:
 
   - ``"c_function"``: the csrc entry point, e.g. ``"fxdp_rr_bool_ct"``; every one
     has the signature ``fxdp_status f(fxdp_rng *r, const <cfg_type> *cfg,
@@ -86,7 +86,12 @@ Plots
     and number of elements x / out point to (1, or k bits, or d values);
   - ``"sources"``: the csrc/*.c files the entry point needs (link closure);
   - ``"summary"``: one line with the realized parameters, epsilon and whether
-    the form is constant time.
+    the form is constant time;
+  - optional ``"in_place": True`` when the entry point draws the report straight
+    into the caller's output buffer (no stack copy, for the 256-byte stack goal)
+    and zeroes it on a failure during the draws, instead of leaving it untouched
+    (basic RAPPOR, unary encoding, the lazy geometric); the status is then the
+    report's validity mark.  Absent: out is written only on FXDP_OK.
 
   Mechanisms with a size the device must fix take it as an argument
   (``Geometric.device_spec(dim=d)`` for vector=True); a configuration with no

@@ -443,6 +443,7 @@ def _device_spec(m, dim):
         "input": {"ctype": "int64_t", "count": n},
         "output": {"ctype": "int64_t", "count": n, "min": lo, "max": hi},
         "sources": list(SRC_GEOMETRIC),
+        "in_place": not ct,     # the lazy form draws into out, zeroed on an entropy failure
         "summary": (f"geometric mechanism on {what}: {noise}, saturated to {bounds}; epsilon <= "
                     f"{m.epsilon!r} per unit of L1 distance; "
                     + _ct_text(ct, n * m.table.k if ct else 0)),

@@ -183,6 +183,7 @@ class Rappor(Mechanism):
             "input": {"ctype": "uint8_t", "count": self.k},
             "output": {"ctype": "uint8_t", "count": self.k, "min": 0, "max": 1},
             "sources": list(SRC_RAPPOR),
+            "in_place": True,       # drawn into out, zeroed on an entropy failure
             "summary": (f"basic RAPPOR: {self.k} input bits (0/1 bytes, at most m = {self.m} ones), each flipped "
                         f"w.p. f/2 = a/2^{self.bits} = {_p(self.flip_prob)} (f = {_p(self.f_realized)}); "
                         f"epsilon <= {self.epsilon!r}; " + _ct_text(ct, self.k * self.bits)),

@@ -154,6 +154,7 @@ class UnaryEncoding(ItemOracle):
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint8_t", "count": self.d, "min": 0, "max": 1},
             "sources": list(SRC_UE),
+            "in_place": True,       # drawn into out, zeroed on an entropy failure
             "summary": (f"unary encoding, {name}, over d = {self.d} items: report bit i is 1 w.p. "
                         f"p = {_p(self.p)} for the input's item, q = {_p(self.q)} otherwise; epsilon <= "
                         f"{self.epsilon!r}; " + _ct_text(ct, self.d * self.bits)),

@@ -9,8 +9,11 @@
  * (fresh keyed stream, a short replay, a keystream about to run out, or a dead
  * rng), with the output buffer filled with a sentinel.  Invariants checked:
  * the status is a known code; on any status but FXDP_OK the output is
- * untouched; on FXDP_ERR_PARAM the rng state is untouched; a FXDP_OK release
- * writes only outputs in range (0/1 bits, indices < t, values in [lo, hi]).
+ * untouched, except that the in-place forms (basic RAPPOR, the lazy
+ * geometric) may instead have zeroed exactly their k / n outputs after a
+ * failure during the draws (never on FXDP_ERR_PARAM); on FXDP_ERR_PARAM the
+ * rng state is untouched; a FXDP_OK release writes only outputs in range (0/1
+ * bits, indices < t, values in [lo, hi]).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -108,7 +111,7 @@ int main(int argc, char **argv)
     for (c = 0; c < calls; c++) {
         fxdp_rng r, before;
         fxdp_status st = FXDP_OK;
-        unsigned kind = rnd(8), ct = kind & 1u, i, untouched = 1;
+        unsigned kind = rnd(8), ct = kind & 1u, i, untouched = 1, wiped = 0;
         int garbage = rnd(10) == 0;
 
         make_rng(&r);
@@ -151,8 +154,10 @@ int main(int argc, char **argv)
                 ones += xb[i] == 1u;
             }
             st = ct ? fxdp_rappor_ct(&r, &cfg, xb, yb) : fxdp_rappor(&r, &cfg, xb, yb);
+            wiped = cfg.k <= 1100u;             /* drawn in place: zeroed on a failure mid-draw */
             for (i = 0; i < 1100u; i++) {
                 if (yb[i] != 0xA5u) untouched = 0;
+                if (yb[i] != (i < cfg.k ? 0u : 0xA5u)) wiped = 0;
                 if (st == FXDP_OK && i < cfg.k) check(yb[i] <= 1u, "rappor output not 0/1", c);
                 if (st == FXDP_OK && i >= cfg.k) check(yb[i] == 0xA5u, "rappor wrote past k", c);
             }
@@ -173,8 +178,10 @@ int main(int argc, char **argv)
                 xg[i] = rnd(5) == 0 ? (int64_t)rnd64() : (int64_t)rnd(300) - 150;
             }
             st = ct ? fxdp_geometric_ct(&r, &cfg, xg, yg) : fxdp_geometric(&r, &cfg, xg, yg);
+            wiped = !ct && cfg.n <= 20u;        /* the lazy form draws in place: zeroed on a failure */
             for (i = 0; i < 20u; i++) {
                 if (yg[i] != (int64_t)UINT64_C(0xA5A5A5A5A5A5A5A5)) untouched = 0;
+                if (yg[i] != (i < cfg.n ? 0 : (int64_t)UINT64_C(0xA5A5A5A5A5A5A5A5))) wiped = 0;
                 if (st == FXDP_OK && i < cfg.n) check(yg[i] >= cfg.lo && yg[i] <= cfg.hi, "geometric out of bounds", c);
                 if (st == FXDP_OK && i >= cfg.n) check(yg[i] == (int64_t)UINT64_C(0xA5A5A5A5A5A5A5A5),
                                                      "geometric wrote past n", c);
@@ -182,8 +189,10 @@ int main(int argc, char **argv)
         }
         check(st == FXDP_OK || st == FXDP_ERR_PARAM || st == FXDP_ERR_ENTROPY || st == FXDP_ERR_RANGE,
               "unknown status", c);
-        if (st != FXDP_OK) {
-            check(untouched, "output written on failure", c);
+        if (st == FXDP_ERR_PARAM) {
+            check(untouched, "output written on FXDP_ERR_PARAM", c);
+        } else if (st != FXDP_OK) {
+            check(untouched || wiped, "output written (and not wiped) on failure", c);
         }
         if (st == FXDP_ERR_PARAM) {
             check(memcmp(&before, &r, sizeof r) == 0, "rng changed on FXDP_ERR_PARAM", c);

@@ -42,14 +42,14 @@ EXTRA = os.environ.get("EVA_EXTRA", "").split()   # experiments only
 # `return st;` after a join: it reports "cannot properly split" and every caller then sees
 # NULL pointers and unwritten outputs after `if (st != FXDP_OK) return st;`.
 SPLIT_RETURN = [
-    "fxdp_i_ready", "fxdp_i_refill", "refill_fail",
+    "fxdp_i_ready", "fxdp_i_refill", "refill_fail", "refill_hook",
     "fxdp_i_bit", "fxdp_i_bits", "fxdp_i_bits64",
     "fxdp_i_rd_bit", "fxdp_i_rd_bits", "fxdp_i_rd_bits64", "fxdp_i_rd_dyadic_ct", "fxdp_i_rd_dyadic_odd",
     "fxdp_i_rd_rational", "fxdp_i_rd_uniform32", "fxdp_i_rd_uniform64",
     "fxdp_i_uniform_below_u32", "fxdp_i_uniform_below_u64",
     "fxdp_i_bernoulli_dyadic", "fxdp_i_bernoulli_dyadic_ct", "fxdp_i_bernoulli_exp",
-    "fxdp_i_bernoulli_rational", "bernoulli_exp_le1", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
-    "rr_bool_check", "rr_check", "geo_check", "geo_ct_check", "geo_lazy_one",
+    "fxdp_i_bernoulli_rational", "rational_core", "fxdp_i_take_bits", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
+    "rr_bool_check", "rr_check", "geo_check", "geo_ct_check",
     "rappor_check", "rappor_run", "ue_check", "ue_run", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
     "fxdp_longitudinal_provision", "export_device", "grr_step", "grr_report", "grr_report_checked", "grr_export",
     "ue_report", "ue_report_checked", "ue_export",
