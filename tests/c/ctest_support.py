@@ -15,7 +15,7 @@ CSRC = REPO / "csrc"
 VECTORS = REPO / "tests" / "vectors"
 
 # The firmware library files of the bit source and samplers (layers 2-3) and the host helpers.
-LIB_SOURCES = [CSRC / f"fxdp_{n}.c" for n in ("chacha20", "rng", "uniform", "bernoulli", "laplace", "table")]
+LIB_SOURCES = [CSRC / f"fxdp_{n}.c" for n in ("chacha20", "rng", "health", "uniform", "bernoulli", "laplace", "table")]
 HOST_SOURCES = [CSRC / "host" / "fxdp_host.c"]
 
 STRICT = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Wconversion", "-Werror"]
