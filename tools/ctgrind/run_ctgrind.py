@@ -50,9 +50,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CSRC = REPO / "csrc"
 ALLOWED = HERE / "allowed.json"
-SAMPLERS = {"bernoulli_dyadic_ct": True, "table_sample_ct": True, "bernoulli_dyadic": False,
+SAMPLERS = {"bernoulli_dyadic_ct": True, "table_sample_ct": True, "health_fill": True, "bernoulli_dyadic": False,
             "uniform_below_u32": False}
-SAMPLER_SOURCES = ["fxdp_chacha20.c", "fxdp_rng.c", "fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_table.c"]
+SAMPLER_SOURCES = ["fxdp_chacha20.c", "fxdp_rng.c", "fxdp_health.c", "fxdp_uniform.c", "fxdp_bernoulli.c",
+                   "fxdp_table.c"]
 CFLAGS = ["-std=c99", "-g", "-O2", "-fno-inline-functions-called-once"]
 N_INPUTS = 6
 VALGRIND = ["valgrind", "--tool=memcheck", "-q", "--error-limit=no", "--num-callers=16",
