@@ -299,3 +299,30 @@ def test_mechanism_release_over_failing_source_writes_nothing():
     for fn in (lib.fxdp_unary_encoding, lib.fxdp_unary_encoding_ct):
         assert fn(r, ue, xin, vec) == ERR_ENTROPY and list(vec) == [0xEE] * d
     assert hc.failed == health.RCT
+
+
+def test_board_that_succeeds_without_writing_is_caught():
+    """fxdp_health_fill zeroes the buffer before the board's call: a hook that returns 0 and writes
+    nothing serves a run of zeros, which the repetition count test catches at start-up."""
+    silent = ffi.callback("int(void *, uint8_t *, size_t)", lambda ctx, out, n: 0)
+    hc = ffi.new("fxdp_health *")
+    assert lib.fxdp_health_init(hc, silent, ffi.NULL, 2048, 13) == ERR_ENTROPY
+    assert hc.failed == health.RCT
+
+
+def test_python_release_over_a_health_checked_source():
+    """The Python side: OSEntropySource over health_checked(fill) releases while the source is good,
+    and raises EntropyError (nothing released) once it is stuck, for good."""
+    import fxdp
+    from fxdp.bitsource import OSEntropySource
+    m = fxdp.make_randomized_response_bool(0.75)
+    good = OSEntropySource(urandom=health.health_checked(os.urandom, 1024))
+    assert [m(1, rng=good) in (0, 1) for _ in range(50)] == [True] * 50
+    src = OSEntropySource(urandom=health.health_checked(_good_then(_stuck, health.STARTUP_SAMPLES + 64), 2048))
+    outs = []
+    with pytest.raises(EntropyError):
+        for _ in range(1000):
+            outs.append(m(1, rng=src))
+    assert len(outs) <= 64 * 8
+    with pytest.raises(EntropyError):
+        m(0, rng=src)
