@@ -7,7 +7,7 @@
  *
  * Layers (each in its own files, dependency downward only):
  *   1. fixed point        fxdp_fixed.c
- *   2. bit source         fxdp_chacha20.c, fxdp_rng.c
+ *   2. bit source         fxdp_chacha20.c, fxdp_rng.c, fxdp_health.c
  *   3. samplers           fxdp_uniform.c, fxdp_bernoulli.c, fxdp_laplace.c, fxdp_table.c
  *   4. mechanisms         (later)
  *
@@ -216,6 +216,46 @@ fxdp_status fxdp_bits(fxdp_rng *r, unsigned n, uint32_t *out);
 fxdp_status fxdp_bits64(fxdp_rng *r, unsigned n, uint64_t *out);
 /* out[0..16) = RFC 8439 ChaCha20 block(key, counter, nonce) (the state words after the final addition). */
 void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
+
+/* ---- layer 2: entropy health tests (fxdp_health.c; Python twin fxdp/health.py) ----
+ * NIST SP 800-90B 4.4 continuous tests on the board's raw TRNG bytes (one sample = one byte), for a
+ * stated min-entropy H = h256/256 bit per byte, alpha = 2^-20 (docs/health.md):
+ *   repetition count test: C = 1 + ceil(20 * 256 / h256) identical bytes in a row fail;
+ *   adaptive proportion test: in each window of FXDP_HEALTH_APT_WINDOW bytes, apt_cutoff copies of
+ *   the window's first byte fail (apt_cutoff = fxdp.health.apt_cutoff(h256), computed exactly in Python).
+ * The per-byte update is branch-free (the bytes become key material); a failure is sticky. */
+#define FXDP_HEALTH_APT_WINDOW 512
+#define FXDP_HEALTH_STARTUP 1024       /* bytes drawn, tested and discarded by fxdp_health_init */
+
+/* fxdp_health.failed: 0, or why the source was declared failed (the first failure, sticky). */
+enum {
+    FXDP_HEALTH_OK = 0,
+    FXDP_HEALTH_BOARD = 1,  /* the board's fill returned non-zero (or a NULL buffer) */
+    FXDP_HEALTH_RCT = 2,    /* repetition count test                              */
+    FXDP_HEALTH_APT = 3,    /* adaptive proportion test                           */
+    FXDP_HEALTH_INIT = 4    /* never initialised, or bad parameters               */
+};
+
+/* Health-test state: the board hook it wraps and counters only (no sample buffer). */
+typedef struct fxdp_health {
+    fxdp_fill_fn fill;      /* the board's raw TRNG hook                            */
+    void *fill_ctx;
+    uint16_t rct_cutoff;    /* C of the repetition count test                       */
+    uint16_t apt_cutoff;    /* C of the adaptive proportion test                    */
+    uint16_t rct_count;     /* length of the current run of equal bytes (0: none)   */
+    uint16_t apt_count;     /* bytes of this window equal to apt_first              */
+    uint16_t apt_seen;      /* bytes of this window so far (0: the next one opens one) */
+    uint8_t rct_last;       /* last byte seen                                        */
+    uint8_t apt_first;      /* the window's first byte                               */
+    uint8_t failed;         /* FXDP_HEALTH_*                                         */
+} fxdp_health;
+
+/* Repetition count cut-off 1 + ceil(5120 / h256) for h256 in 1..2048, else 0. */
+uint32_t fxdp_health_rct_cutoff(uint32_t h256);
+/* Init h over fill(ctx) (h256 1..2048, apt_cutoff 2..513; bad -> FXDP_ERR_PARAM), then run the start-up test on FXDP_HEALTH_STARTUP bytes (failure -> FXDP_ERR_ENTROPY, sticky). */
+fxdp_status fxdp_health_init(fxdp_health *h, fxdp_fill_fn fill, void *ctx, uint32_t h256, uint32_t apt_cutoff);
+/* fxdp_fill_fn over ctx = fxdp_health *: board fill, then both tests on every byte; any failure -> non-zero, buf zeroed, sticky. */
+int fxdp_health_fill(void *ctx, uint8_t *buf, size_t n);
 
 /* ---- layer 3: samplers ---------------------------------------------------
  * Exact, integer-only; each reads exactly the bits of its Python reference

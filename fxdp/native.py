@@ -49,7 +49,7 @@ from .errors import raise_for_status
 
 __all__ = [
     "ffi", "lib", "load", "cache_dir", "state_words_needed", "new_state_array",
-    "new_rng_seeded", "new_rng_keyed", "new_rng_replay", "new_rng_hook", "new_rng_drbg",
+    "new_rng_seeded", "new_rng_keyed", "new_rng_replay", "new_rng_hook", "new_rng_drbg", "new_health", "new_rng_drbg_health",
     "rng_from_state_array", "state_words", "bits_used",
     "bits", "bits64", "uniform_below", "uniform_below_u32", "bernoulli_dyadic", "bernoulli_dyadic_ct",
     "bernoulli_rational", "bernoulli_exp", "discrete_laplace", "discrete_laplace_censored",
@@ -260,6 +260,37 @@ def new_rng_drbg(fill):
     """Built-in ChaCha20 DRBG keyed by ``fill(44)`` (32 key bytes, 12 nonce bytes, little-endian
     words).  Raises EntropyError if fill fails."""
     return _hook_rng(fill, drbg=True)
+
+
+def new_health(fill, h256, apt_cutoff=None):
+    """``(status, fxdp_health *)``: fxdp_health_init over the Python source ``fill(n) -> bytes`` (a
+    raising or short ``fill`` is a board failure), with the stated min-entropy h256/256 bit per byte and
+    the adaptive proportion cut-off (default: fxdp.health.apt_cutoff(h256), computed exactly).  status
+    is FXDP_ERR_ENTROPY when the start-up test failed.  Pass ``(lib.fxdp_health_fill, hc)`` as the fill
+    hook of fxdp_rng_init_drbg / init_hook (or use new_rng_drbg_health)."""
+    from . import health
+    mod = load()
+    if not callable(fill):
+        raise ValueError("fill must be a callable n -> bytes of length n")
+    h256 = _check_int("h256", h256, 1, health.H256_MAX)
+    apt = health.apt_cutoff(h256) if apt_cutoff is None else _check_int(
+        "apt_cutoff", apt_cutoff, 2, health.APT_WINDOW + 1)
+    hc = mod.ffi.new("fxdp_health *")
+    handle = mod.ffi.new_handle(fill)
+    _keepalive[hc] = handle
+    st = mod.lib.fxdp_health_init(hc, mod.lib._fxdp_py_fill, handle, h256, apt)
+    return st, hc
+
+
+def new_rng_drbg_health(hc):
+    """The ChaCha20 DRBG keyed from fill through the health tests of ``hc`` (from new_health).
+    Raises EntropyError if a test or the source failed (the rng is then dead)."""
+    mod = load()
+    r = mod.ffi.new("fxdp_rng *")
+    _keepalive[r] = hc
+    st = mod.lib.fxdp_rng_init_drbg(r, mod.lib.fxdp_health_fill, hc)
+    raise_for_status(st, "fxdp_rng_init_drbg (health-tested)")
+    return r
 
 
 def rng_from_state_array(arr):

@@ -1,6 +1,6 @@
 """The firmware C files build cleanly for every toolchain and need no libc, no float and no malloc.
 
-Each of csrc/fxdp_{chacha20,rng,uniform,bernoulli,laplace,table}.c is compiled
+Each of csrc/fxdp_{chacha20,rng,health,uniform,bernoulli,laplace,table}.c is compiled
 with -std=c99 -pedantic -Wall -Wextra -Wconversion -Werror (plus a few more
 warnings) by host gcc, avr-gcc (16-bit int), arm-none-eabi-gcc (Cortex-M0+,
 M4) and riscv64-unknown-elf-gcc (rv32imac, freestanding) at -O0, -Os and -O2.

@@ -17,7 +17,7 @@ CTYPES = {
     "uint32_t": (32, False), "int32_t": (32, True), "uint64_t": (64, False), "int64_t": (64, True),
 }
 SPEC_KEYS = ("c_function", "cfg_type", "cfg_init", "tables", "input", "output", "sources", "summary")
-ALWAYS_SOURCES = ("fxdp_chacha20.c", "fxdp_rng.c")     # bit source + on-device DRBG
+ALWAYS_SOURCES = ("fxdp_chacha20.c", "fxdp_rng.c", "fxdp_health.c")   # bit source, on-device DRBG, TRNG health tests
 HEADERS = ("fxdp.h", "fxdp_internal.h")
 MANIFEST = ".fxdp-export.json"
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")

@@ -16,7 +16,7 @@ VECTORS = REPO / "tests" / "vectors"
 VERSION_DIRS = (VECTORS, VECTORS / "v2")   # stream versions 1 and 2 (tests/vectors/generate.py)
 
 # The firmware library files of the bit source and samplers (layers 2-3) and the host helpers.
-LIB_SOURCES = [CSRC / f"fxdp_{n}.c" for n in ("chacha20", "rng", "uniform", "bernoulli", "laplace", "table")]
+LIB_SOURCES = [CSRC / f"fxdp_{n}.c" for n in ("chacha20", "rng", "health", "uniform", "bernoulli", "laplace", "table")]
 HOST_SOURCES = [CSRC / "host" / "fxdp_host.c"]
 
 STRICT = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Wconversion", "-Werror"]
