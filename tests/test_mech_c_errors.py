@@ -410,11 +410,11 @@ def test_simulate_raises_and_returns_nothing_on_entropy_failure(name, monkeypatc
 
 
 def test_simulate_raises_when_only_some_devices_fail(monkeypatch):
-    """One 512-bit block per device; a lazy 256-bit RAPPOR report reads 2 bits per flip on
-    average, so about half the devices run out of keystream."""
+    """One block per device (256 output bits under stream version 2); a lazy 128-bit RAPPOR
+    report reads 2 bits per flip on average, so about half the devices run out of keystream."""
     monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFE)
-    m2 = make_rappor(0.4, 2, 256)
-    x2 = np.zeros((400, 256), np.uint8)
+    m2 = make_rappor(0.4, 2, 128)
+    x2 = np.zeros((400, 128), np.uint8)
     _, st2, _, _ = _fleet.simulate_detailed(m2, x2, SEED)
     assert 0 < int((st2 == ENTROPY).sum()) < 400
     with pytest.raises(EntropyError, match=r"of 400 devices failed"):
