@@ -9,9 +9,9 @@
  *
  * Constant-time forms: the bucket of x by a fixed 32-step restoring division, the response bits by
  * fxdp_i_bernoulli_dyadic_ct (exactly bits bits each) with probabilities selected by masks, the
- * keyed ChaCha20 streams constant time.  The sampled buckets are drawn by rejection and sorted with
- * branches, but from the secret alone: their time and bit use do not depend on x, and the report
- * carries them.  Outputs are all or nothing (stack buffers, wiped).
+ * keyed ChaCha20 streams constant time.  The sampled buckets are drawn by rejection from the secret
+ * alone (branch-free otherwise): their time and bit use do not depend on x, and the report carries
+ * them.  Outputs are all or nothing (stack buffers, wiped).
  */
 #include "fxdp_internal.h"
 
@@ -73,7 +73,9 @@ static void keyed_stream(const fxdp_long_device *dev, uint32_t word0, uint32_t w
     fxdp_rng_init_keyed(p, dev->secret, nonce);
 }
 
-/* J[0..sampled) <- the sampled buckets, ascending (Floyd's algorithm on the stream (0, 0, 3)). */
+/* J[0..sampled) <- the sampled buckets, ascending (Floyd's algorithm on the stream (0, 0, 3)).
+ * Membership, choice and sort are branch-free (a full exchange sort), so only the rejections of
+ * uniform_below, which depend on the secret alone, make the time vary. */
 static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, uint16_t *J)
 {
     fxdp_rng p;
@@ -82,25 +84,25 @@ static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_devic
 
     keyed_stream(dev, 0u, 3u, &p);
     for (idx = 0; idx < s; idx++) {
-        uint32_t seen = 0;
+        uint32_t seen = 0, mask;
         j = cfg->buckets - s + idx;
         st = fxdp_i_uniform_below_u32(&p, j + 1u, &t);
         if (st != FXDP_OK) {
             break;                                     /* cannot happen: a fresh keystream */
         }
         for (m = 0; m < idx; m++) {
-            seen |= (uint32_t)(J[m] == t);
+            seen |= (uint32_t)eq_mask64(J[m], t) & UINT32_C(1);
         }
-        J[idx] = (uint16_t)(seen ? j : t);
+        mask = UINT32_C(0) - seen;
+        J[idx] = (uint16_t)((j & mask) | (t & ~mask));
     }
-    for (idx = 1; st == FXDP_OK && idx < s; idx++) { /* insertion sort (J is sent: public) */
-        uint16_t v = J[idx];
-        m = idx;
-        while (m > 0u && J[m - 1u] > v) {
-            J[m] = J[m - 1u];
-            m--;
+    for (idx = 0; st == FXDP_OK && idx < s; idx++) {
+        for (m = idx + 1u; m < s; m++) {
+            uint32_t lo = J[idx], hi = J[m];
+            uint32_t swap = (lo ^ hi) & (UINT32_C(0) - fxdp_i_ct_gt32(lo, hi));
+            J[idx] = (uint16_t)(lo ^ swap);
+            J[m] = (uint16_t)(hi ^ swap);
         }
-        J[m] = v;
     }
     wipe(&p, sizeof p);
     return st;
