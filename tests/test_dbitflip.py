@@ -369,3 +369,50 @@ def test_kernels_are_integer_only():
             (KD.release_dbitflip, [S] + [U] * 6 + [B, I, types.int64[::1]])]
     for fn, argtypes in sigs:
         assert float_uses(fn.py_func, argtypes, nrt=fn is KD.release_dbitflip) == [], fn.__name__
+
+
+def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
+    """callgrind instruction counts of fxdp_dbitflip_report[_ct] (tests/c/ct_dbf_harness.c, -O2 and
+    -Os): for each configuration and each of 4 devices (secrets), 40 items spread over every bucket
+    give one count per device in the constant-time form.  Where Floyd's bounds are powers of two (buckets = 4, sampled = 1;
+    buckets = 2, sampled = 2) the count is also the same for every device; elsewhere the sampled
+    buckets' rejections (secret only) differ between devices, and the counts with them (so the
+    measurement can fail).  (The lazy Bernoulli compares up to 32 bits at once: from a fresh
+    response stream its count is flat on the host, as the export check notes for Hadamard response.)"""
+    import shutil
+    import sys
+    from pathlib import Path
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind not installed")
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
+    import ctest_support as cs
+    rnd = np.random.default_rng(11)
+    configs = [(1000, 4, 1, 32, True), (12, 2, 2, 32, True), (1000, 37, 5, 32, False), (65536, 1000, 32, 16, False)]
+    lines, groups = [], []
+    for ci, (d, k, s, bits, flat) in enumerate(configs):
+        for ct in CT:
+            m = fxdp.make_dbitflip(d, k, 2, sampled_buckets=s, constant_time=ct, bits=bits)
+            for dev in range(4):
+                secret = secret_from_seed(99, 1000 * ci + dev)
+                xs = list(rnd.integers(0, d, 38)) + [0, d - 1]
+                for x in xs:
+                    lines.append(f"{int(ct)} {m.a_p:x} {d:x} {k:x} {s:x} {bits:x} "
+                                 + " ".join(f"{w:x}" for w in secret) + f" {int(x):x}")
+                    groups.append((ci, ct, dev))
+    stdin = "\n".join(lines) + "\n"
+    for opt in ("-O2", "-Os"):
+        exe = cs.compile_c(tmp_path / f"ct_dbf{opt}", [cs.HERE / "ct_dbf_harness.c", *cs.LIB_SOURCES,
+                                                      cs.CSRC / "fxdp_mech_dbf.c"], ["-std=c99", opt, "-g", "-Wall"])
+        counts = cs.callgrind_region_counts(exe, stdin, 2 * len(lines), tmp_path / f"cg{opt}.out")
+        by = {}
+        for i, g in enumerate(groups):
+            for call in (0, 1):                   # each call position on its own, as ct_mech_harness
+                by.setdefault(g + (call,), []).append(counts[2 * i + call])
+        for ci, (_, _, _, _, flat) in enumerate(configs):
+            for call in (0, 1):
+                ct_counts = [set(by[(ci, True, dev, call)]) for dev in range(4)]
+                assert all(len(c) == 1 for c in ct_counts), (opt, configs[ci], call, ct_counts)
+                if flat:
+                    assert len(set.union(*ct_counts)) == 1, (opt, configs[ci], call, ct_counts)
+                if not flat:                      # the measurement can fail: rejections differ by device
+                    assert len(set.union(*[set(by[(ci, b, dev, call)]) for dev in range(4) for b in CT])) > 1
