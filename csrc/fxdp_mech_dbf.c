@@ -118,6 +118,9 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
     uint8_t b = 0;
     fxdp_status st;
 
+    for (i = 0; i < FXDP_DBF_MAX_S; i++) {
+        J[i] = 0u;                                     /* defined beyond `sampled` too (for Eva) */
+    }
     st = sample_buckets(cfg, dev, J);
     v = bucket_of(x, cfg->buckets, cfg->d);
     keyed_stream(dev, v, 4u, &p);
@@ -140,7 +143,7 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
     return st;
 }
 
-static fxdp_status report_checked(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
+static fxdp_status dbf_report_checked(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
                                   uint32_t *out, int ct)
 {
     if (cfg == NULL || dev == NULL || x == NULL || out == NULL || cfg_bad(cfg) || *x >= cfg->d) {
@@ -152,17 +155,17 @@ static fxdp_status report_checked(const fxdp_dbf_cfg *cfg, const fxdp_long_devic
 fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
                                  uint32_t *out)
 {
-    return report_checked(cfg, dev, x, out, 0);
+    return dbf_report_checked(cfg, dev, x, out, 0);
 }
 
 fxdp_status fxdp_dbitflip_report_ct(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
                                     uint32_t *out)
 {
-    return report_checked(cfg, dev, x, out, 1);
+    return dbf_report_checked(cfg, dev, x, out, 1);
 }
 
 /* dev->secret = 8 x bits(32) from r; written only on OK. */
-static fxdp_status provision(fxdp_rng *r, fxdp_long_device *dev)
+static fxdp_status dbf_provision(fxdp_rng *r, fxdp_long_device *dev)
 {
     uint32_t secret[8];
     unsigned i;
@@ -193,10 +196,10 @@ static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev)
         nonce[1] = r->nonce[1];
         nonce[2] = 1u;
         fxdp_rng_init_keyed(&sib, r->key, nonce);
-        st = provision(&sib, dev);
+        st = dbf_provision(&sib, dev);
         wipe(&sib, sizeof sib);
     } else {
-        st = provision(r, dev);
+        st = dbf_provision(r, dev);
     }
     return st;
 }
