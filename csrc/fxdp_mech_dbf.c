@@ -73,20 +73,19 @@ static void keyed_stream(const fxdp_long_device *dev, uint32_t word0, uint32_t w
     fxdp_rng_init_keyed(p, dev->secret, nonce);
 }
 
-/* J[0..sampled) <- the sampled buckets, ascending (Floyd's algorithm on the stream (0, 0, 3)).
+/* J[0..sampled) <- the sampled buckets, ascending (Floyd's algorithm on the stream (0, 0, 3), in *p).
  * Membership, choice and sort are branch-free (a full exchange sort), so only the rejections of
  * uniform_below, which depend on the secret alone, make the time vary. */
-static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, uint16_t *J)
+static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *p, uint16_t *J)
 {
-    fxdp_rng p;
     uint32_t s = cfg->sampled, idx, m, t = 0, j;
     fxdp_status st = FXDP_OK;
 
-    keyed_stream(dev, 0u, 3u, &p);
+    keyed_stream(dev, 0u, 3u, p);
     for (idx = 0; idx < s; idx++) {
         uint32_t seen = 0, mask;
         j = cfg->buckets - s + idx;
-        st = fxdp_i_uniform_below_u32(&p, j + 1u, &t);
+        st = fxdp_i_uniform_below_u32(p, j + 1u, &t);
         if (st != FXDP_OK) {
             break;                                     /* cannot happen: a fresh keystream */
         }
@@ -104,14 +103,14 @@ static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_devic
             J[m] = (uint16_t)(hi ^ swap);
         }
     }
-    wipe(&p, sizeof p);
     return st;
 }
 
+/* The report of x by dev.  *p is scratch for the two keyed streams, one after the other (one rng
+ * on the stack, not two: the release path stays small); wiped. */
 static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, uint32_t x, uint32_t *out,
-                              int ct)
+                              int ct, fxdp_rng *p)
 {
-    fxdp_rng p;
     uint16_t J[FXDP_DBF_MAX_S];
     uint32_t v, i, s = cfg->sampled, word = 0;
     uint64_t a_q = (UINT64_C(1) << cfg->bits) - cfg->a_p;
@@ -121,13 +120,13 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
     for (i = 0; i < FXDP_DBF_MAX_S; i++) {
         J[i] = 0u;                                     /* defined beyond `sampled` too (for Eva) */
     }
-    st = sample_buckets(cfg, dev, J);
+    st = sample_buckets(cfg, dev, p, J);
     v = bucket_of(x, cfg->buckets, cfg->d);
-    keyed_stream(dev, v, 4u, &p);
+    keyed_stream(dev, v, 4u, p);
     for (i = 0; st == FXDP_OK && i < s; i++) {
         uint64_t m = eq_mask64(J[i], v);
         uint64_t a = (cfg->a_p & m) | (a_q & ~m);
-        st = ct ? fxdp_i_bernoulli_dyadic_ct(&p, a, cfg->bits, &b) : fxdp_i_bernoulli_dyadic(&p, a, cfg->bits, &b);
+        st = ct ? fxdp_i_bernoulli_dyadic_ct(p, a, cfg->bits, &b) : fxdp_i_bernoulli_dyadic(p, a, cfg->bits, &b);
         word |= ((uint32_t)b & UINT32_C(1)) << i;
     }
     if (st == FXDP_OK) {
@@ -136,7 +135,7 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
             out[s + i] = (word >> i) & UINT32_C(1);
         }
     }
-    wipe(&p, sizeof p);
+    wipe(p, sizeof *p);
     wipe(J, sizeof J);
     wipe(&word, sizeof word);
     wipe(&v, sizeof v);
@@ -144,12 +143,14 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
 }
 
 static fxdp_status dbf_report_checked(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
-                                  uint32_t *out, int ct)
+                                      uint32_t *out, int ct)
 {
+    fxdp_rng p;
+
     if (cfg == NULL || dev == NULL || x == NULL || out == NULL || cfg_bad(cfg) || *x >= cfg->d) {
         return FXDP_ERR_PARAM;
     }
-    return dbf_report(cfg, dev, *x, out, ct);
+    return dbf_report(cfg, dev, *x, out, ct, &p);
 }
 
 fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
@@ -183,21 +184,20 @@ static fxdp_status dbf_provision(fxdp_rng *r, fxdp_long_device *dev)
     return st;
 }
 
-/* The device of an export release: from r's sibling stream (nonce word 2 = 1) when r is keyed,
- * else from r (as fxdp_mech_long.c). */
-static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev)
+/* The device of an export release: from r's sibling stream (nonce word 2 = 1, in the scratch *sib)
+ * when r is keyed, else from r (as fxdp_mech_long.c). */
+static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev, fxdp_rng *sib)
 {
     fxdp_status st;
 
     if (r->mode == FXDP_MODE_CHACHA) {
-        fxdp_rng sib;
         uint32_t nonce[3];
         nonce[0] = r->nonce[0];
         nonce[1] = r->nonce[1];
         nonce[2] = 1u;
-        fxdp_rng_init_keyed(&sib, r->key, nonce);
-        st = dbf_provision(&sib, dev);
-        wipe(&sib, sizeof sib);
+        fxdp_rng_init_keyed(sib, r->key, nonce);
+        st = dbf_provision(sib, dev);
+        wipe(sib, sizeof *sib);
     } else {
         st = dbf_provision(r, dev);
     }
@@ -207,6 +207,7 @@ static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev)
 static fxdp_status dbf_export(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
     fxdp_long_device dev;
+    fxdp_rng scratch;                                  /* the sibling stream, then the two keyed ones */
     fxdp_status st;
 
     if (r == NULL || cfg == NULL || x == NULL || out == NULL || cfg_bad(cfg) || *x >= cfg->d) {
@@ -214,10 +215,10 @@ static fxdp_status dbf_export(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32
     }
     st = fxdp_i_ready(r);
     if (st == FXDP_OK) {
-        st = export_device(r, &dev);
+        st = export_device(r, &dev, &scratch);
     }
     if (st == FXDP_OK) {
-        st = dbf_report(cfg, &dev, *x, out, ct);
+        st = dbf_report(cfg, &dev, *x, out, ct, &scratch);
     }
     wipe(&dev, sizeof dev);
     return st;
