@@ -416,3 +416,23 @@ def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
                     assert len(set.union(*ct_counts)) == 1, (opt, configs[ci], call, ct_counts)
                 if not flat:                      # the measurement can fail: rejections differ by device
                     assert len(set.union(*[set(by[(ci, b, dev, call)]) for dev in range(4) for b in CT])) > 1
+
+
+@pytest.mark.parametrize("ct", CT, ids=IDS)
+def test_the_single_release_kernel_matches_the_reference(ct):
+    """release_dbitflip (Numba, one report from a stored secret) against the reference, and its
+    refusal of an input outside [0, d) or a wrong output size with nothing written."""
+    from fxdp.mechanisms._kernels_dbf import release_dbitflip
+    from fxdp.samplers._kernels import ERR_PARAM, OK
+    m = fxdp.make_dbitflip(50, 7, 3, sampled_buckets=3, constant_time=ct)
+    args = (np.uint64(m.d), np.uint64(m.k), np.uint64(m.s), np.uint64(m.a_p), np.uint64(m.a_q), np.uint64(m.bits), ct)
+    for dev in range(20):
+        secret = secret_from_seed(5, dev)
+        key = np.array(secret, dtype=np.uint32)
+        for x in (0, dev, 49):
+            out = np.zeros(6, np.int64)
+            assert release_dbitflip(key, *args, np.int64(x), out) == OK
+            assert out.tolist() == m.permanent(secret, x)
+    for x, size in ((50, 6), (-1, 6), (3, 5)):
+        out = np.full(size, 77, np.int64)
+        assert release_dbitflip(key, *args, np.int64(x), out) == ERR_PARAM and (out == 77).all()
