@@ -96,6 +96,8 @@ MECHANISMS = {
                             lambda: M.make_longitudinal_grr(1024, 4, 1, constant_time=True)),
     "longitudinal_ue_ct": ("L-OUE d=1024 eps_perm=4 eps_1=1, constant time",
                            lambda: M.make_longitudinal_ue(1024, 4, 1, constant_time=True)),
+    "dbitflip_ct": ("dBitFlip d=1024 buckets=32 sampled=4 eps=2, constant time",
+                    lambda: M.make_dbitflip(1024, 32, 2, sampled_buckets=4, constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",
                        lambda: M.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=True, value_bytes=16)),
     # issue 10: d = 1024; constant time in x and inclusion, the count varies with the stream's rejections

@@ -529,6 +529,36 @@ fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_long_ue_cfg *cfg, const fx
 fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Export entry point, constant time. */
 fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* dBitFlip (Ding, Kulkarni, Yekhanin 2017; fxdp_mech_dbf.c, reference fxdp/mechanisms/dbitflip.py):
+ * input x in [0, d) in bucket v = floor(x * buckets / d); output 2 * sampled uint32: the device's
+ * sampled buckets J (ascending; Floyd's algorithm on ChaCha20(key = secret, nonce (0, 0, 3)): for
+ * j = buckets - sampled .. buckets - 1, t = uniform_below(j + 1), add j if t is chosen, else t), then
+ * one bit per sampled bucket j_i, 1 w.p. a_p/2^bits if j_i = v, else (2^bits - a_p)/2^bits, drawn in
+ * order from ChaCha20(key = secret, nonce (v, 0, 4)): the same answer for the same bucket (memoized
+ * by derivation).  The export forms take the secret as the longitudinal ones do and draw nothing
+ * else from r.  _ct forms: exactly bits bits per response bit, masks, a fixed-step division; the
+ * sampling of J depends on the secret only (J is sent).
+ * 2 <= bits <= 63, 2^(bits-1) < a_p < 2^bits, 2 <= buckets <= d <= FXDP_DBF_MAX_D,
+ * 1 <= sampled <= min(buckets, FXDP_DBF_MAX_S). */
+#define FXDP_DBF_MAX_D 65536u           /* items (x * buckets < 2^32)                         */
+#define FXDP_DBF_MAX_S 32u              /* sampled buckets (a 64-byte stack buffer)           */
+typedef struct fxdp_dbf_cfg {
+    uint64_t a_p;
+    uint32_t d;
+    uint32_t buckets;
+    uint8_t sampled;
+    uint8_t bits;
+} fxdp_dbf_cfg;
+/* One dBitFlip report (out[0..2*sampled)) of *x by dev (lazy draws); all or nothing, no rng needed. */
+fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
+                                 uint32_t *out);
+/* As fxdp_dbitflip_report, constant time in x (exactly bits bits per response bit, branch-free). */
+fxdp_status fxdp_dbitflip_report_ct(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
+                                    uint32_t *out);
+/* Export entry point: one dBitFlip report of *x by the device of r (secret as above); lazy draws. */
+fxdp_status fxdp_dbitflip(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Export entry point, constant time in x. */
+fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Subset selection frequency oracle (Wang et al. 2016; Ye and Barg 2018) over d items: input x in
  * [0, d), output the k items of a k-subset S in increasing order (k uint16_t); S holds x w.p.
  * p = a_p/2^bits (its other members a uniform (k-1)-subset of the other items), else S is a uniform

@@ -87,6 +87,7 @@ for _kind, _module, _exportable, _summary in (
      "longitudinal k-ary RR (L-GRR): memoized permanent GRR + instantaneous GRR"),
     ("longitudinal_ue", _MECH + "longitudinal", True,
      "longitudinal unary encoding (L-OUE): memoized permanent OUE + instantaneous SUE"),
+    ("dbitflip", _MECH + "dbitflip", True, "dBitFlip (Microsoft): memoized bits on sampled histogram buckets"),
     ("subset_selection", _MECH + "subset_selection", True, "subset selection frequency oracle (k indices)"),
     ("local_hashing", _MECH + "local_hashing", True, "local hashing frequency oracle (OLH, BLH)"),
     ("duchi", _MECH + "duchi", True, "Duchi et al. one-bit mechanism for a bounded reading (grid)"),

@@ -29,6 +29,7 @@ CASES = [
     ("longitudinal_grr", dict(d=5, epsilon_perm=F(5, 2), epsilon_1=F(3, 4)), ["epsilon_perm", "epsilon_1"]),
     ("longitudinal_ue", dict(d=5, epsilon_perm=F(5, 2), epsilon_1=F(3, 4), constant_time=True),
      ["epsilon_perm", "epsilon_1"]),
+    ("dbitflip", dict(d=12, buckets=4, epsilon=F(5, 2), sampled_buckets=2), ["epsilon"]),
     ("laplace_fixed", dict(epsilon=F(1, 2), bounds=BOUNDS, sensitivity=F(1, 2), L=F(1, 4)),
      ["epsilon", "bounds", "sensitivity", "L"]),
     ("naive_laplace_fixed", dict(epsilon=F(1, 2), sensitivity=F(1), bounds=(F(-4), F(4))),

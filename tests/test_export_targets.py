@@ -172,7 +172,7 @@ def test_every_kind_and_form_on_every_target():
     for target in TARGETS:
         forms = {(make(c).kind, _is_ct(c)) for t, c in JOBS if t == target}
         for kind in ("randomized_response_bool", "randomized_response", "rappor", "geometric", "hadamard_response",
-                     "subset_selection", "local_hashing"):
+                     "subset_selection", "local_hashing", "dbitflip"):
             assert (kind, True) in forms and (kind, False) in forms, (target, kind)
         assert {k for k, _ in forms} >= set(exportable_kinds()), target
 

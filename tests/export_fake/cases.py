@@ -73,6 +73,13 @@ CASES["longitudinal_grr_lazy"] = lambda: M.make_longitudinal_grr(10, 4, 1)
 CASES["longitudinal_ue_ct"] = lambda: M.make_longitudinal_ue(12, 4, 1, constant_time=True)
 CASES["longitudinal_ue_lazy"] = lambda: M.make_longitudinal_ue(12, 4, 1)
 VARIANTS |= {"longitudinal_grr_lazy", "longitudinal_ue_lazy"}
+# dBitFlip: every release provisions the secret (a block) and derives the sampled-bucket and response
+# streams (two more).  Floyd's draws of the sampled buckets reject with a probability that varies
+# with the secret (never with x), and this check varies the secret: the CT case takes buckets = 2,
+# sampled = 2 (bounds 1 and 2: no rejection; membership, choice and exchange sort still run).
+# tests/test_dbitflip.py checks that the CT count is independent of x on a fixed device.
+CASES["dbitflip_ct"] = lambda: M.make_dbitflip(12, 2, 2, sampled_buckets=2, constant_time=True)
+CASES["dbitflip_lazy"] = lambda: M.make_dbitflip(40, 8, 2, sampled_buckets=3, bits=3)
 # Subset selection: k uint16 indices per release.  The constant-time form's time and bit use do not
 # depend on x or on whether x is in the subset, but Floyd's uniform draws reject with a probability
 # that varies with the stream, and this check varies the stream: its CT case therefore takes d = 3,

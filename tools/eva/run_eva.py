@@ -53,6 +53,7 @@ SPLIT_RETURN = [
     "rappor_check", "rappor_run", "ue_check", "ue_run", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
     "fxdp_longitudinal_provision", "export_device", "grr_step", "grr_report", "grr_report_checked", "grr_export",
     "ue_report", "ue_report_checked", "ue_export",
+    "dbf_provision", "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
 ]
 
 # The analysis, stated once (docs/verification.md quotes it).
@@ -86,6 +87,9 @@ ENTRY_OPTS: dict[str, list[str]] = {
     "longitudinal_grr_ct": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
     "longitudinal_ue": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
     "longitudinal_ue_ct": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
+    # and in dBitFlip's (its export entry points provision the device as the longitudinal ones)
+    "dbitflip": ["-eva-slevel-function", "dbf_provision:100"],
+    "dbitflip_ct": ["-eva-slevel-function", "dbf_provision:100"],
 }
 
 TIMEOUT_S = 300     # per driver; the whole run has a fixed budget in tests/test_eva.py

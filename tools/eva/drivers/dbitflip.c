@@ -1,0 +1,39 @@
+/* Eva drivers: dBitFlip of csrc/fxdp.h (fxdp_mech_dbf.c).  cfg, device and input arbitrary; out the
+ * largest any valid cfg needs (2 * FXDP_DBF_MAX_S words). */
+#include "eva_common.h"
+
+static fxdp_dbf_cfg dc;
+static fxdp_long_device ddev;
+static uint32_t dx;
+static uint32_t dout[2u * FXDP_DBF_MAX_S];
+
+static void any_dbf(void)
+{
+    eva_unknown(&dc, sizeof dc);
+    eva_unknown(&ddev, sizeof ddev);
+    eva_unknown(&dx, sizeof dx);
+}
+
+void eva_dbitflip_report(void)
+{
+    any_dbf();
+    (void)fxdp_dbitflip_report(EVA_OR_NULL(&dc), EVA_OR_NULL(&ddev), EVA_OR_NULL(&dx), EVA_OR_NULL(dout));
+}
+
+void eva_dbitflip_report_ct(void)
+{
+    any_dbf();
+    (void)fxdp_dbitflip_report_ct(EVA_OR_NULL(&dc), EVA_OR_NULL(&ddev), EVA_OR_NULL(&dx), EVA_OR_NULL(dout));
+}
+
+void eva_dbitflip(void)
+{
+    any_dbf();
+    (void)fxdp_dbitflip(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&dx), EVA_OR_NULL(dout));
+}
+
+void eva_dbitflip_ct(void)
+{
+    any_dbf();
+    (void)fxdp_dbitflip_ct(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&dx), EVA_OR_NULL(dout));
+}
