@@ -190,12 +190,13 @@ static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev, fxdp_rng *s
 {
     fxdp_status st;
 
-    if (r->mode == FXDP_MODE_CHACHA) {
+    if (r->mode == FXDP_MODE_CHACHA || r->mode == FXDP_MODE_CHACHA_FKE) {
         uint32_t nonce[3];
         nonce[0] = r->nonce[0];
         nonce[1] = r->nonce[1];
         nonce[2] = 1u;
-        fxdp_rng_init_keyed(sib, r->key, nonce);
+        (void)fxdp_rng_init_keyed_version(sib, r->mode == FXDP_MODE_CHACHA_FKE ? FXDP_STREAM_V2 : FXDP_STREAM_V1,
+                                          r->key, nonce);
         st = dbf_provision(sib, dev);
         wipe(sib, sizeof *sib);
     } else {

@@ -113,10 +113,10 @@ fxdp_status fxdp_fleet_longitudinal_ue(const uint32_t seed[9], const uint64_t *d
 
 /* dBitFlip fleets (csrc/host/fxdp_host_dbf.c): as the longitudinal ones, through
  * fxdp_dbitflip[_ct]; out: 2 * cfg->sampled uint32 at (j*n + i) * 2 * sampled. */
-fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[8], const uint64_t *device_ids, size_t n, size_t rounds,
+fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n, size_t rounds,
                                  uint32_t first_block, const fxdp_dbf_cfg *cfg, int ct, const uint32_t *x,
                                  uint32_t *out, uint8_t *status, uint64_t *bits_used);
-fxdp_status fxdp_fleet_dbitflip(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_dbitflip(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                 const fxdp_dbf_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                                 uint64_t *bits_used);
 

@@ -3,7 +3,7 @@
  * a whole simulated fleet, device by device and round by round, through the export entry points
  * fxdp_dbitflip[_ct], exactly as firmware would.  Not part of the firmware library.
  *
- * Device i: r = fxdp_rng_init_seed(seed, device_ids[i], stream 0) with its counter set to
+ * Device i: r = fxdp_rng_init_stream(seed[8], seed, device_ids[i], stream 0) with its counter set to
  * first_block; rounds j = 0..rounds-1 call the entry point on r with input x[j*n + i] (the secret is
  * re-derived from r's sibling stream (seed, id, 1) each round, so every answer is memoized; r itself
  * is never read), until one fails.  out[(j*n + i) * 2 * sampled ..] is written only on FXDP_OK;
@@ -13,10 +13,10 @@
 
 static uint64_t position(const fxdp_rng *r)
 {
-    return (uint64_t)r->counter * 512u - (uint64_t)(16u - r->word_pos) * 32u - r->bitcount;
+    return fxdp_rng_position(r);
 }
 
-fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[8], const uint64_t *device_ids, size_t n, size_t rounds,
+fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n, size_t rounds,
                                  uint32_t first_block, const fxdp_dbf_cfg *cfg, int ct, const uint32_t *x,
                                  uint32_t *out, uint8_t *status, uint64_t *bits_used)
 {
@@ -30,7 +30,8 @@ fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[8], const uint64_t *device_
     for (i = 0; i < n; i++) {
         fxdp_rng r;
         fxdp_status st = FXDP_OK;
-        fxdp_rng_init_seed(&r, seed, (uint32_t)(device_ids[i] & 0xFFFFFFFFu), (uint32_t)(device_ids[i] >> 32), 0u);
+        (void)fxdp_rng_init_stream(&r, seed[8], seed, (uint32_t)(device_ids[i] & 0xFFFFFFFFu),
+                                   (uint32_t)(device_ids[i] >> 32), 0u);
         r.counter = first_block;
         for (j = 0; st == FXDP_OK && j < rounds; j++) {
             st = (ct ? fxdp_dbitflip_ct : fxdp_dbitflip)(&r, cfg, x + j * n + i, out + (j * n + i) * width);
@@ -46,7 +47,7 @@ fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[8], const uint64_t *device_
     return first;
 }
 
-fxdp_status fxdp_fleet_dbitflip(const uint32_t seed[8], const uint64_t *device_ids, size_t n, uint32_t first_block,
+fxdp_status fxdp_fleet_dbitflip(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                 const fxdp_dbf_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                                 uint64_t *bits_used)
 {
