@@ -156,7 +156,9 @@ class MeanAndHistogram:
 
 
 class SquareWave(Piecewise):
-    """The Square Wave mechanism on a grid (see the module docstring)."""
+    """The Square Wave mechanism on a grid (see the module docstring).  A Piecewise subclass for
+    the shared release, audit, pmf and mean estimator; __init__ sets every attribute those use
+    (w, a, L, band_num, q, _ratio, _eps, kappa, alpha, w_bits, q_bits) with SW's window width."""
     kind = "square_wave"
     report_dtype = "int64"         # decoded reports as simulate returns them (output cells)
 
@@ -288,7 +290,9 @@ class SquareWave(Piecewise):
         """EMS histogram of the readings over ``bin_edges`` (an Estimate "histogram" of bins shares,
         summing to 1).  The standard error is a parametric bootstrap: ``replicates`` report
         histograms drawn from the fitted report distribution (numpy, fixed seed: post-processing),
-        each run through EMS; it measures the noise, not the smoothing's bias (0: not computed)."""
+        each run through EMS; it measures the noise, not the smoothing's bias, and is shrunk where
+        EMS stops near its uniform start (0: not computed).  With ``counts``, ``reports`` are the
+        distinct cell indices and ``counts`` their multiplicities (the streaming statistic)."""
         c = self._cell_counts(reports_array(reports) if counts is None else reports, counts)
         mat = self.transition_matrix()
         fine, _ = ems(mat, c, smooth, tol, max_iter)
