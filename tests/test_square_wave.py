@@ -50,26 +50,35 @@ def test_realized_epsilon_never_exceeds_the_request_and_the_window_is_the_papers
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
-@pytest.mark.parametrize("bits, k, eps", [(2, 6, 1), (2, 5, 3), (1, 4, 1), (3, 7, 2)])
+@pytest.mark.parametrize("bits, k, eps", [(2, 6, 1), (2, 5, 3), (1, 4, 1), (3, 7, 2), (2, 6, "1/2")])
 def test_every_bit_string_gives_the_exact_distribution(ct, bits, k, eps):
     """Every string of B bits: the constant-time form reads exactly k + bits bits, so the outcome
     counts are the exact pmf times 2^B.  The lazy form rejection-samples the window cell when w is
-    not a power of two: releases that run out of the B bits (counted) account for the rest."""
+    not a power of two: releases that need more than the B bits (ReplaySource pads with zeros to a
+    whole word, so they are recognized by bits_used > B; counted) account for the rest."""
     m = fxdp.make_square_wave(0, 10, eps, bits=bits, constant_time=ct, prob_bits=k, bins=2)
     B = k + bits if ct else k + max(bits, 3 * m.w_bits)
+    if eps == "1/2":
+        assert m.w == 3                       # not a power of two: the lazy window cell is rejection-sampled
     for i in range(m.N + 1):
         counts, fail = Counter(), 0
         for s in range(1 << B):
             src = ReplaySource.from_bits(s, B)
             try:
-                counts[m.release(src, i)] += 1
+                j = m.release(src, i)
             except EntropyError:
                 fail += 1
                 continue
+            if src.bits_used > B:             # read the source's zero padding beyond the B bits
+                fail += 1
+                continue
+            counts[j] += 1
             if ct:
                 assert src.bits_used == B
         pmf = m.output_pmf(i)
         assert sum(pmf.values()) == 1
+        if eps == "1/2" and not ct:
+            assert fail > 0                   # the bounded branch below is exercised
         assert {j for j, p in pmf.items() if p == pmf[i]} >= set(range(i, i + m.w))       # the window
         if fail == 0:
             assert {j: Fraction(c, 1 << B) for j, c in counts.items()} == {j: p for j, p in pmf.items() if p}
