@@ -116,6 +116,9 @@ MECHANISMS = {
     "piecewise": ("Piecewise, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_piecewise(0, 40, 2)),
     "hybrid_ct": ("Hybrid, [0, 40] at 12 bits, eps 2, constant time", lambda: M.make_hybrid(0, 40, 2, constant_time=True)),
     "hybrid": ("Hybrid, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_hybrid(0, 40, 2)),
+    "square_wave_ct": ("Square Wave, [0, 40] at 12 bits, eps 2, constant time",
+                       lambda: M.make_square_wave(0, 40, 2, constant_time=True)),
+    "square_wave": ("Square Wave, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_square_wave(0, 40, 2)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

@@ -632,6 +632,18 @@ fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *
 /* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the band choice. */
 fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
 
+/* Square Wave mechanism (Li et al., SIGMOD 2020) on a grid: the grid Piecewise mechanism's shape with
+ * the window width w ~ 2 b 2^bits of SW's optimal b (fxdp/mechanisms/square_wave.py): input x = grid
+ * index in [0, 2^bits], output one cell j in [0, 2^bits + w); the window [x, x + w) has a/2^prob_bits
+ * per cell, every other cell (2^prob_bits - w a)/2^(prob_bits + bits).  Same bits as fxdp_piecewise[_ct]
+ * and the same limits: 2 <= prob_bits <= 32, 1 <= bits <= FXDP_PM_MAX_BITS, 1 <= w <= 2^bits, a >= 1,
+ * w a < 2^prob_bits. */
+typedef fxdp_pm_cfg fxdp_sw_cfg;
+/* Lazy: Bernoulli window choice and rejection-sampled window cell (the bits used reveal the draw). */
+fxdp_status fxdp_square_wave(fxdp_rng *r, const fxdp_sw_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the window choice. */
+fxdp_status fxdp_square_wave_ct(fxdp_rng *r, const fxdp_sw_cfg *cfg, const uint32_t *x, uint32_t *out);
+
 /* Hybrid mechanism (Wang et al., ICDE 2019) on a grid: with probability b/2^prob_bits the Piecewise
  * mechanism (output its cell j < L = 2^bits + pm.w), else Duchi's (output L + bit); input x = grid index.
  * Bits (Hybrid.release): bernoulli_dyadic(b, prob_bits), then the chosen branch (lazy) or both

@@ -93,6 +93,8 @@ for _kind, _module, _exportable, _summary in (
     ("duchi", _MECH + "duchi", True, "Duchi et al. one-bit mechanism for a bounded reading (grid)"),
     ("piecewise", _MECH + "piecewise", True, "Piecewise mechanism for a bounded reading (grid)"),
     ("hybrid", _MECH + "hybrid", True, "Hybrid mechanism (Piecewise or Duchi) for a bounded reading (grid)"),
+    ("square_wave", _MECH + "square_wave", True,
+     "Square Wave mechanism for a bounded reading (grid), EMS distribution estimate"),
     ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),
     ("naive_laplace_fixed", _FINITE, False, "the textbook fixed-point Laplace (unsafe; for the audit)"),
     ("planar_laplace_fixed", _FINITE, True, "planar fixed-point Laplace (Gazeau et al. section 6)"),

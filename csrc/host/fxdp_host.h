@@ -86,6 +86,9 @@ fxdp_status fxdp_fleet_duchi(const uint32_t seed[9], const uint64_t *device_ids,
 fxdp_status fxdp_fleet_piecewise(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_pm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                                  uint64_t *bits_used);
+fxdp_status fxdp_fleet_square_wave(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                   const fxdp_sw_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                                   uint64_t *bits_used);
 fxdp_status fxdp_fleet_hybrid(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                               const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                               uint64_t *bits_used);

@@ -4,7 +4,8 @@
  * simulated fleet, device by device, through the firmware entry points
  * (fxdp_rr_bool[_ct], fxdp_rr[_ct], fxdp_rappor[_ct], fxdp_unary_encoding[_ct],
  * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_local_hashing[_ct],
- * fxdp_duchi[_ct], fxdp_piecewise[_ct], fxdp_hybrid[_ct], fxdp_geometric[_ct]),
+ * fxdp_duchi[_ct], fxdp_piecewise[_ct], fxdp_hybrid[_ct],
+ * fxdp_square_wave[_ct], fxdp_geometric[_ct]),
  * exactly as firmware would.  Not part of the firmware library.
  *
  * Device i: fxdp_rng_init_stream(seed[8], seed, device_ids[i], stream 0) (seed words: 8 key words,
@@ -235,6 +236,27 @@ fxdp_status fxdp_fleet_piecewise(const uint32_t seed[9], const uint64_t *device_
                                  uint64_t *bits_used)
 {
     pm_fn f = ct ? fxdp_piecewise_ct : fxdp_piecewise;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_square_wave(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                   const fxdp_sw_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                                   uint64_t *bits_used)
+{
+    pm_fn f = ct ? fxdp_square_wave_ct : fxdp_square_wave;
     size_t i;
 
     if (FLEET_ARGS_BAD(cfg)) {

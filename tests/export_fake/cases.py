@@ -112,3 +112,9 @@ CASES["piecewise_lazy"] = lambda: M.make_piecewise(0, 1, 2, bits=4, prob_bits=8)
 # the lazy case at bits = 4, prob_bits = 8 (w = 6: rejection-sampled band cell in the PM branch).
 CASES["hybrid_ct"] = lambda: M.make_hybrid(0, 40, 2, bits=8, constant_time=True)
 CASES["hybrid_lazy"] = lambda: M.make_hybrid(0, 1, 2, bits=4, prob_bits=8)
+
+# Square Wave mechanism on a grid (grid index in, cell index out; Piecewise's sampler with SW's
+# window): the CT case reads exactly prob_bits + bits = 40 bits; the lazy case at bits = 4,
+# prob_bits = 8, epsilon 1.5 (w = 6: rejection-sampled window cell) varies.
+CASES["square_wave_ct"] = lambda: M.make_square_wave(0, 40, 2, bits=8, constant_time=True)
+CASES["square_wave_lazy"] = lambda: M.make_square_wave(0, 1, "3/2", bits=4, prob_bits=8)

@@ -198,6 +198,20 @@ void eva_piecewise_ct(void)
     (void)fxdp_piecewise_ct(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
 }
 
+void eva_square_wave(void)
+{
+    eva_unknown(&pc, sizeof pc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_square_wave(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_square_wave_ct(void)
+{
+    eva_unknown(&pc, sizeof pc);
+    eva_unknown(&x32, sizeof x32);
+    (void)fxdp_square_wave_ct(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
 void eva_hybrid(void)
 {
     eva_unknown(&hmc, sizeof hmc);
