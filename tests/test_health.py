@@ -297,7 +297,10 @@ def test_mechanism_release_over_failing_source_writes_nothing():
     ue = ffi.new("fxdp_ue_cfg *", {"a_p": 3 << 14, "a_q": 1 << 14, "d": d, "bits": 16})
     xin, vec = ffi.new("uint32_t *", 5), ffi.new("uint8_t[]", [0xEE] * d)
     for fn in (lib.fxdp_unary_encoding, lib.fxdp_unary_encoding_ct):
-        assert fn(r, ue, xin, vec) == ERR_ENTROPY and list(vec) == [0xEE] * d
+        vec = ffi.new("uint8_t[]", [0xEE] * d)
+        # unary encoding draws in place: a failure during the draws zeroes out (csrc/fxdp.h), a
+        # failed rng leaves it untouched; either way nothing is released
+        assert fn(r, ue, xin, vec) == ERR_ENTROPY and list(vec) in ([0xEE] * d, [0] * d)
     assert hc.failed == health.RCT
 
 

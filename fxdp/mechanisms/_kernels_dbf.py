@@ -10,7 +10,7 @@ re-derived for every report (memoized by derivation).  Nothing is drawn from a r
 * ``fleet_dbitflip(key, ids, first_block, d, k, s, a_p, a_q, bits, ct, x, out, status, bits_out)``
   (x: int64 (rounds, n), out: int64 (rounds, n, 2 s))
 
-bits_out[i] is the (untouched) round stream's position, first_block * 512, as the C host fleet
+bits_out[i] is the (untouched) round stream's position, first_block * 256 (version 2; 512 under version 1), as the C host fleet
 reports it.
 """
 from __future__ import annotations
@@ -127,7 +127,9 @@ def _chunk(state, pstate, secret, lanes, J, tmp, key, ids, lo, hi, first_block, 
                     out[r, i, j] = tmp[j]
             r += 1
         status[i] = np.uint8(st)
-        bits_out[i] = np.int64(first_block) * 512
+        # the round stream is never read: its position is first_block whole blocks (8 output words
+        # per block under stream version 2, 16 under version 1)
+        bits_out[i] = np.int64(first_block) * (256 if key.shape[0] > 8 and key[8] == 2 else 512)
 
 
 @_pjit

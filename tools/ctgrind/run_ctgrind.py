@@ -76,13 +76,15 @@ _REPORT_CT = """        {{
             VALGRIND_MAKE_MEM_UNDEFINED(r.key, sizeof r.key);
             VALGRIND_MAKE_MEM_UNDEFINED(&dev, sizeof dev);
             VALGRIND_MAKE_MEM_UNDEFINED(x, sizeof x);
-            st = {fn}(&fxdp_cfg, &dev, &r, x, y);
+            st = {fn}(&fxdp_cfg, &dev, {rng}x, y);
             VALGRIND_MAKE_MEM_DEFINED(y, sizeof y);
             bad += st != FXDP_OK;
         }}
 """
 EXTRA_CALLS = {"longitudinal_grr_ct": "fxdp_longitudinal_grr_report_ct",
-               "longitudinal_ue_ct": "fxdp_longitudinal_ue_report_ct"}
+               "longitudinal_ue_ct": "fxdp_longitudinal_ue_report_ct",
+               "dbitflip_ct": "fxdp_dbitflip_report_ct"}
+NO_RNG = {"fxdp_dbitflip_report_ct"}       # draws only from the device secret's own streams
 # fxdp_geometric_ct_rom is fxdp_geometric_ct off AVR (csrc/fxdp.h); the host check covers it so.
 ALIASES = {"fxdp_geometric_ct_rom": "fxdp_geometric_ct"}
 
@@ -177,7 +179,8 @@ def build_mechanism(case: str, tmp: Path):
     inputs = ", ".join("{ " + ", ".join(_c_lit(v, ctype) for v in row) + " }" for row in vals)
     xarg = "x[0]" if spec.input["count"] == 1 and not spec.in_param.pointer else "x"
     driver = fw / "ctgrind_main.c"
-    extra = _REPORT_CT.format(fn=EXTRA_CALLS[case]) if case in EXTRA_CALLS else ""
+    extra = (_REPORT_CT.format(fn=EXTRA_CALLS[case], rng="" if EXTRA_CALLS[case] in NO_RNG else "&r, ")
+             if case in EXTRA_CALLS else "")
     driver.write_text(DRIVER_C % {"case": case, "n": N_INPUTS, "inputs": inputs, "xarg": xarg, "extra": extra,
                                   "seed": ", ".join(f"UINT32_C(0x{w:08X})" for w in SEED)})
     srcs = sorted((fw / "src").glob("*.c")) + [driver]
