@@ -208,7 +208,7 @@ fxdp_status fxdp_rng_reseed(fxdp_rng *r);
 void fxdp_rng_init_hook(fxdp_rng *r, fxdp_fill_fn fill, void *ctx);
 /* Replay words[0..n) (n <= 16; words may be NULL iff n == 0), then fail; bad n -> FXDP_ERR_PARAM, rng dead. */
 fxdp_status fxdp_rng_init_replay(fxdp_rng *r, const uint32_t *words, uint32_t n);
-/* Stream bits consumed by a keyed rng started at block 0: counter * (512, or 256 under version 2) - unread. */
+/* Stream bits consumed by a keyed rng started at block 0: counter * (512, or 256 under version 2) - unread; NULL -> 0. */
 uint64_t fxdp_rng_position(const fxdp_rng *r);
 /* *out = next n bits (n in 0..32), first bit most significant. */
 fxdp_status fxdp_bits(fxdp_rng *r, unsigned n, uint32_t *out);

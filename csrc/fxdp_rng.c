@@ -283,8 +283,12 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
 
 uint64_t fxdp_rng_position(const fxdp_rng *r)
 {
-    uint64_t per_block = r->mode == FXDP_MODE_CHACHA_FKE ? 256u : 512u;
+    uint64_t per_block;
 
+    if (r == NULL) {
+        return 0u;
+    }
+    per_block = r->mode == FXDP_MODE_CHACHA_FKE ? 256u : 512u;
     return (uint64_t)r->counter * per_block - (uint64_t)(16u - r->word_pos) * 32u - r->bitcount;
 }
 

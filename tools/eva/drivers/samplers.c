@@ -18,6 +18,37 @@ void eva_rng_init_seed(void)
     fxdp_rng_init_seed(EVA_OR_NULL(&r), EVA_OR_NULL(eva_key), any_u32(), any_u32(), any_u32());
 }
 
+void eva_rng_init_stream(void)
+{
+    fxdp_rng r;
+    eva_unknown(eva_key, sizeof eva_key);
+    (void)fxdp_rng_init_stream(EVA_OR_NULL(&r), any_u32(), EVA_OR_NULL(eva_key), any_u32(), any_u32(), any_u32());
+}
+
+void eva_rng_init_keyed_version(void)
+{
+    fxdp_rng r;
+    eva_unknown(eva_key, sizeof eva_key);
+    eva_unknown(eva_nonce, sizeof eva_nonce);
+    (void)fxdp_rng_init_keyed_version(EVA_OR_NULL(&r), any_u32(), EVA_OR_NULL(eva_key), EVA_OR_NULL(eva_nonce));
+}
+
+void eva_rng_reseed(void)
+{
+    fxdp_rng r;
+    if (fxdp_rng_init_drbg(&r, eva_fill, (void *)&eva_ctx) == FXDP_OK) {
+        uint32_t out;
+        (void)fxdp_bits(&r, any_unsigned(), &out);
+        (void)fxdp_rng_reseed(EVA_OR_NULL(&r));
+    }
+    (void)fxdp_rng_reseed(eva_rng_or_null());
+}
+
+void eva_rng_position(void)
+{
+    (void)fxdp_rng_position(eva_rng_or_null());
+}
+
 void eva_rng_init_drbg(void)
 {
     fxdp_rng r;
