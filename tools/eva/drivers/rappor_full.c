@@ -16,7 +16,7 @@ static uint8_t value[FXDP_RAPPOR_FULL_MAX_VALUE_BYTES];
 static uint8_t block[FXDP_RAPPOR_FULL_MAX_VALUE_BYTES];
 static uint8_t out[FXDP_RAPPOR_FULL_MAX_K + 2u];
 static uint32_t positions[FXDP_RAPPOR_FULL_MAX_H];
-static uint32_t seed[8];
+static uint32_t seed[9];          /* seed words: 8 key words, then the stream version */
 static uint64_t ids[FLEET_MAX];
 static uint8_t blocks[FLEET_MAX * FXDP_RAPPOR_FULL_MAX_VALUE_BYTES];
 static uint8_t outs[FLEET_MAX * (FXDP_RAPPOR_FULL_MAX_K + 2u)];
