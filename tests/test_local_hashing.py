@@ -209,9 +209,12 @@ def test_support_counts_equal_a_direct_count():
 @pytest.mark.parametrize("eps, optimized", [(1, True), (3, True), (1, False)])
 def test_estimator_is_unbiased_with_the_closed_form_variance(eps, optimized):
     """200 fleets of 20,000 devices (fixed seeds, one Zipf population), d = 8: the mean error of
-    every item's estimate is within 4 standard errors of 0, and the empirical variance over the
-    fleets is within [0.7, 1.35] of the closed form (3.5 sd of a chi-square with 199 degrees of
-    freedom over 199)."""
+    every item's estimate is within 4 standard errors of 0; the empirical variance over the
+    fleets, over the closed form, averages within [0.85, 1.15] over the 8 items (each ratio is a
+    chi-square with 199 degrees of freedom over 199, sd 0.1; their mean has sd 0.035 if the items
+    were independent, so 4.3 sd) and is within [0.55, 1.45] for each item
+    (4.5 sd; 24 item-ratios are checked across the three cases, so 3.5 sd per item, the earlier bound,
+    was hit by chance: 1.3502 for one item under stream version 2, 0.75-1.27 on three other seed sets)."""
     m = fxdp.make_local_hashing(8, eps, optimized=optimized, constant_time=optimized)
     values, truth = m.synthetic_population(20_000, seed=1)
     est = np.array([m.estimate(m.simulate(values, seed=s)).estimate for s in range(200)])
@@ -219,7 +222,7 @@ def test_estimator_is_unbiased_with_the_closed_form_variance(eps, optimized):
     err = est - truth
     assert (np.abs(err.mean(axis=0)) < 4 * np.sqrt(var / 200)).all()
     ratio = err.var(axis=0, ddof=1) / var
-    assert ((ratio > 0.7) & (ratio < 1.35)).all(), ratio
+    assert 0.85 < ratio.mean() < 1.15 and ((ratio > 0.55) & (ratio < 1.45)).all(), ratio
     rows = m.estimate_rows(m.simulate(values, seed=0), truth)
     assert [r["name"] for r in rows] == [f"frequency[{i}]" for i in range(8)]
 
