@@ -44,7 +44,7 @@ def test_toml_example_loads(tmp_path):
     p = tmp_path / "c.toml"
     p.write_text(block)
     cfg = load_config(p)
-    assert cfg.target == "avr-atmega328p" and cfg.simulation == {"devices": 1000000, "seed": 42}
+    assert cfg.target == "avr-atmega328p" and cfg.simulation == {"devices": 1000000, "seed": 42, "stream_version": 2}
     assert cfg.mechanism.privacy_map(20) == 2.0
 
 

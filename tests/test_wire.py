@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import fxdp
+from fxdp.bitsource import Seed
 import fxdp.export as E
 import fxdp.mechanisms as M
 from fxdp.cli import main
@@ -378,7 +379,8 @@ def test_simulate_on_given_values(capsys, tmp_path, ext):
     assert d["devices"] == 20000 and d["population"] == str(f)
     truth = np.bincount(values, minlength=4) / 20000
     m = M.make_randomized_response(list("abcd"), 0.7)
-    want = m.estimate_rows(m.simulate(values, 9), truth)
+    # the config has no stream_version: version 1, the rule of configs written before version 2
+    want = m.estimate_rows(m.simulate(values, Seed(9, 1)), truth)
     assert d["estimates"] == want
     assert [r["true"] for r in d["estimates"]] == truth.tolist()
     for r in d["estimates"]:
