@@ -281,8 +281,8 @@ def _program(spec, inputs, n_dev, host=True):
 @pytest.mark.parametrize("name", sorted(SPEC_CASES))
 def test_device_spec_program_equals_simulate(name, tmp_path):
     m, spec = _spec(name)
-    assert set(spec) == {"c_function", "cfg_type", "cfg_init", "tables", "input", "output", "sources",
-                         "summary"}
+    assert set(spec) - {"in_place"} == {"c_function", "cfg_type", "cfg_init", "tables", "input", "output",
+                                        "sources", "summary"}     # in_place: forms that zero out on failure
     n_dev = 200
     g = np.random.default_rng(11)
     if "rappor" in name:

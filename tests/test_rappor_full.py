@@ -36,7 +36,8 @@ def c_fleet(m, seed, ids, blocks):
     n = ids.shape[0]
     out = np.zeros((n, m.k + 2), np.uint8)
     status = np.full(n, 0xFF, np.uint8)
-    seed_words = ffi.new("uint32_t[8]", [(seed >> (32 * i)) & 0xFFFFFFFF for i in range(8)])
+    from fxdp.samplers import _kernels as K
+    seed_words = ffi.new("uint32_t[9]", K.seed_key_words(seed).tolist())    # key words + stream version
     st = lib.fxdp_rappor_full_fleet(m.c_cfg(ffi), seed_words, ffi.from_buffer("uint64_t[]", ids),
                                     ffi.from_buffer("uint8_t[]", blocks), n,
                                     ffi.from_buffer("uint8_t[]", out), ffi.from_buffer("uint8_t[]", status))
@@ -623,9 +624,9 @@ def test_c_rejects_bad_parameters_and_writes_nothing():
     assert lib.fxdp_rappor_full_encode(cfg, null, 3, enc) == 1
     assert list(enc) == [0xA5] * 32
     assert lib.fxdp_rappor_full_encode(cfg, null, 0, enc) == 0 and list(enc) == [0] * 32
-    assert lib.fxdp_rappor_full_fleet(null, ffi.new("uint32_t[8]"), null, null, 0, null, null) == 1
-    assert lib.fxdp_rappor_full_fleet(cfg, ffi.new("uint32_t[8]"), null, null, 1, null, null) == 1
-    assert lib.fxdp_rappor_full_fleet(cfg, ffi.new("uint32_t[8]"), null, null, 0, null, null) == 0
+    assert lib.fxdp_rappor_full_fleet(null, ffi.new("uint32_t[9]"), null, null, 0, null, null) == 1
+    assert lib.fxdp_rappor_full_fleet(cfg, ffi.new("uint32_t[9]"), null, null, 1, null, null) == 1
+    assert lib.fxdp_rappor_full_fleet(cfg, ffi.new("uint32_t[9]"), null, null, 0, null, null) == 0
 
 
 # --------------------------------------------------------------------------
