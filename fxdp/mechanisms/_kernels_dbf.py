@@ -129,7 +129,7 @@ def _chunk(state, pstate, secret, lanes, J, tmp, key, ids, lo, hi, first_block, 
         status[i] = np.uint8(st)
         # the round stream is never read: its position is first_block whole blocks (8 output words
         # per block under stream version 2, 16 under version 1)
-        bits_out[i] = np.int64(first_block) * (256 if key.shape[0] > 8 and key[8] == 2 else 512)
+        bits_out[i] = np.int64(first_block) * (256 if K.fast_key_erasure(key) else 512)
 
 
 @_pjit

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import (KEY, MODE, MODE_CHACHA, MODE_CHACHA_FKE, NONCE, OK, STATE_WORDS, STATUS, SHARED_WORDS,
+from ..samplers._kernels import (KEY, MODE, MODE_CHACHA, MODE_CHACHA_FKE, NONCE, fast_key_erasure, OK, STATE_WORDS, STATUS, SHARED_WORDS,
                                  WORD_POS, BLOCK_LEN, _load, _rd_bits, _rd_dyadic, _rd_dyadic_ct,
                                  _rd_uniform_below, _store)
 from ._kernels_mech import CHUNK, _pos, _seed_dev
@@ -176,7 +176,7 @@ def _secret_of(sib, secret, key, dev):
     """secret <- the device's secret (keyed stream (seed, dev, 1), under the seed words' version)."""
     d = np.uint64(dev)
     _keyed(sib, key, d & _M32, d >> _U32, _U1)
-    if key.shape[0] > 8 and key[8] == 2:
+    if fast_key_erasure(key):
         sib[MODE] = np.uint32(MODE_CHACHA_FKE)
     return _provision(sib, secret)
 

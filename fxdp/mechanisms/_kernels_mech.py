@@ -104,7 +104,7 @@ def _seed_dev(state, key, dev, first_block):
     state[COUNTER] = np.uint32(first_block)
     state[WORD_POS] = np.uint32(16)
     state[BLOCK_LEN] = np.uint32(16)
-    if key.shape[0] > 8 and key[8] == 2:
+    if K.fast_key_erasure(key):
         state[MODE] = np.uint32(MODE_CHACHA_FKE)
 
 

@@ -426,6 +426,13 @@ def bits_used_nb(state):
             - np.int64(state[BITCOUNT]))
 
 
+@_ijit
+def fast_key_erasure(key_words):
+    """True when seed words (uint32[9]: 8 key words, then the stream version) select version 2;
+    a bare version-1 key (uint32[8]) never does."""
+    return key_words.shape[0] > 8 and key_words[8] == 2
+
+
 @_jit
 def _seed_into(state, key_words, device_id, stream):
     """Keyed-stream start for (key words, device_id, stream); words 34.. untouched.  key_words:
@@ -440,7 +447,7 @@ def _seed_into(state, key_words, device_id, stream):
     state[NONCE + 2] = np.uint32(np.uint64(stream) & _M32)
     state[WORD_POS] = np.uint32(16)
     state[BLOCK_LEN] = np.uint32(16)
-    if key_words.shape[0] > 8 and key_words[8] == 2:
+    if fast_key_erasure(key_words):
         state[MODE] = np.uint32(MODE_CHACHA_FKE)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA_FKE, NONCE, WORD_POS, _C0,
-                       _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit,
+                       _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure,
                        _rotl)
 
 LANES = 32          # devices per lane pass (a module constant: the lane loop is vectorized; 32 = two
@@ -119,7 +119,7 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
     state[NONCE + 1] = np.uint32(d >> _U32)
     state[NONCE + 2] = np.uint32(stream)
     state[BLOCK_LEN] = np.uint32(16)
-    fke = key.shape[0] > 8 and key[8] == 2
+    fke = fast_key_erasure(key)
     if fke:
         state[MODE] = np.uint32(MODE_CHACHA_FKE)
     fb = np.uint32(first_block)
