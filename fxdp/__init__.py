@@ -9,6 +9,9 @@ command line (``fxdp.export``, ``fxdp.cli``).
 Names are loaded on first use, so ``import fxdp`` stays fast and compiles nothing.
 """
 from .errors import EntropyError, RangeError
+from ._numba_cache import drop_stale as _drop_stale_numba_cache
+
+_drop_stale_numba_cache()
 
 __version__ = "0.1.0"
 

@@ -16,7 +16,7 @@ ROOT = pathlib.Path(fxdp.__file__).parent
 
 # Layer of every module, by longest matching prefix (docs/architecture.md).
 LAYERS = {
-    "fxdp.errors": 0, "fxdp._certified": 0, "fxdp.fixed": 0, "fxdp.conservative": 0, "fxdp.validate": 0, "fxdp._jsonout": 0,
+    "fxdp.errors": 0, "fxdp._numba_cache": 0, "fxdp._certified": 0, "fxdp.fixed": 0, "fxdp.conservative": 0, "fxdp.validate": 0, "fxdp._jsonout": 0,
     "fxdp.finite.bounds": 0, "fxdp.finite.constants": 0, "fxdp.finite.fixmath": 0,   # integer math, no draws
     "fxdp.bitsource": 1, "fxdp.health": 1, "fxdp._cffi_build": 1, "fxdp.native": 1, "fxdp._fxdp_c": 1,
     "fxdp.samplers": 2, "fxdp.generator": 2,

@@ -1,0 +1,88 @@
+"""fxdp._numba_cache: a changed helper module never leaves a stale cached Numba kernel behind."""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+from fxdp._numba_cache import drop_stale, source_stamp
+
+HELPER = "from numba import njit\n\n@njit(cache=True)\ndef g(x):\n    return x + {delta}\n"
+KERNEL = "from numba import njit\nfrom .helper import g\n\n@njit(cache=True)\ndef f(x):\n    return g(x) * 2\n"
+RUN = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {root!r})
+    from fxdp._numba_cache import drop_stale
+    if {guard}:
+        drop_stale({pkg!r})
+    from toypkg.kernel import f
+    print(f(1))
+""")
+
+
+def _make_pkg(root, delta):
+    pkg = os.path.join(root, "toypkg")
+    os.makedirs(pkg, exist_ok=True)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    with open(os.path.join(pkg, "kernel.py"), "w") as f:
+        f.write(KERNEL)
+    _write_helper(pkg, delta)
+    return pkg
+
+
+def _write_helper(pkg, delta):
+    path = os.path.join(pkg, "helper.py")
+    with open(path, "w") as f:
+        f.write(HELPER.format(delta=delta))
+    # a distinct mtime even on a coarse-grained file system
+    t = time.time() + delta
+    os.utime(path, (t, t))
+
+
+def _run(root, pkg, guard):
+    code = RUN.format(root=root, pkg=pkg, guard=guard)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip())
+
+
+def _cache_files(pkg):
+    return [n for d, _, fs in os.walk(pkg) for n in fs if n.endswith((".nbi", ".nbc"))]
+
+
+def test_unguarded_cache_is_stale_and_guard_fixes_it(tmp_path):
+    # Without the guard Numba serves f compiled against the old helper: the failure this prevents.
+    root = str(tmp_path / "plain")
+    pkg = _make_pkg(root, delta=1)
+    assert _run(root, pkg, guard=False) == 4
+    _write_helper(pkg, delta=10)
+    assert _run(root, pkg, guard=False) == 4          # stale: (1 + 1) * 2, not (1 + 10) * 2
+
+    root = str(tmp_path / "guarded")
+    pkg = _make_pkg(root, delta=1)
+    assert _run(root, pkg, guard=True) == 4
+    assert _cache_files(pkg)
+    _write_helper(pkg, delta=10)
+    assert _run(root, pkg, guard=True) == 22
+    assert _run(root, pkg, guard=True) == 22          # and the new kernel is cached again
+
+
+def test_drop_stale_only_when_sources_change(tmp_path):
+    pkg = _make_pkg(str(tmp_path), delta=1)
+    cache = os.path.join(pkg, "__pycache__")
+    os.makedirs(cache, exist_ok=True)
+    junk = os.path.join(cache, "kernel.f-5.py311.nbi")
+    open(junk, "w").close()
+    assert drop_stale(pkg) == 1                       # no stamp yet: start clean
+    open(junk, "w").close()
+    stamp = source_stamp(pkg)
+    assert drop_stale(pkg) == 0 and os.path.exists(junk)
+    _write_helper(pkg, delta=2)
+    assert source_stamp(pkg) != stamp
+    assert drop_stale(pkg) == 1 and not os.path.exists(junk)
+
+
+def test_fxdp_package_is_stamped():
+    import fxdp
+    from fxdp import _numba_cache
+    with open(_numba_cache._STAMP) as f:
+        assert f.read().strip() == source_stamp(os.path.dirname(fxdp.__file__))
