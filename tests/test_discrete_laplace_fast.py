@@ -352,3 +352,61 @@ def test_vectors_fresh_and_numba(version):
 if __name__ == "__main__":      # python tests/test_discrete_laplace_fast.py: write the vector files
     for v in (1, 2):
         _vec_path(v).write_text(_dumps(build_vectors(v)))
+
+
+# --------------------------------------------------------------------------
+# C (csrc/fxdp_dlap_fast.c, host build through cffi)
+
+def _c_draws(rng, s, t, n):
+    from fxdp import native
+    mod = native.load()
+    table = mod.ffi.new("uint64_t[]", list(F.boundary_table(s, t)))
+    out = mod.ffi.new("int64_t *")
+    got = []
+    for _ in range(n):
+        st = mod.lib.fxdp_discrete_laplace_fast(rng, table, s, t, out)
+        if st != OK:
+            return got, st
+        got.append(int(out[0]))
+    return got, OK
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_host_c_matches_vectors(version):
+    from fxdp import native
+    for case in json.loads(_vec_path(version).read_text())["cases"]:
+        seed = Seed(int(case["seed"], 16), case.get("stream_version", 1))
+        rng = native.new_rng_seeded(seed, case["device_id"], case["stream"])
+        for want, used in zip(case["outputs"], case["bits_used"]):
+            got, st = _c_draws(rng, *case["params"], 1)
+            assert st == OK and got == [want] and native.bits_used(rng) == used
+
+
+@pytest.mark.parametrize("s,t", [(1, 10), (2, 3), (1, 100)])
+def test_host_c_matches_reference_keyed(s, t):
+    from fxdp import native
+    rng = native.new_rng_seeded(Seed(31337, 2), 5, 1)
+    got, st = _c_draws(rng, s, t, 500)
+    src = ChaCha20Source(Seed(31337, 2), 5, 1)
+    assert st == OK and got == [F.discrete_laplace_fast(src, s, t) for _ in range(500)]
+    assert native.bits_used(rng) == src.bits_used
+
+
+def test_host_c_errors():
+    """ERR_PARAM before any bit (NULLs, s or t = 0, an increasing table); past 64 inversion
+    bits the portable C returns ERR_RANGE (the Python path finishes such a draw exactly)."""
+    from fxdp import native
+    mod = native.load()
+    ffi, lib = mod.ffi, mod.lib
+    good = ffi.new("uint64_t[]", list(F.boundary_table(1, 10)))
+    bad = ffi.new("uint64_t[]", list(F.boundary_table(1, 10))[::-1])
+    out = ffi.new("int64_t *")
+    for args in [(good, 0, 10), (good, 1, 0), (ffi.NULL, 1, 10), (bad, 1, 10)]:
+        rng = native.new_rng_seeded(1)
+        assert lib.fxdp_discrete_laplace_fast(rng, *args, out) == ERR_PARAM
+        assert native.bits_used(rng) == 0
+    assert lib.fxdp_discrete_laplace_fast(native.new_rng_seeded(1), good, 1, 10, ffi.NULL) == ERR_PARAM
+    b1 = F.boundary_table(1, 10)[0]
+    rng = native.new_rng_replay([b1 >> 32, b1 & 0xFFFFFFFF, 0x9E3779B9, 0x7F4A7C15])
+    from fxdp.errors import ERR_RANGE
+    assert lib.fxdp_discrete_laplace_fast(rng, good, 1, 10, out) == ERR_RANGE
