@@ -123,9 +123,4 @@ fxdp_status fxdp_fleet_dbitflip(const uint32_t seed[9], const uint64_t *device_i
                                 const fxdp_dbf_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                                 uint64_t *bits_used);
 
-/* *out ~ discrete Laplace, P(z) ~ exp(-|z| s/t), exact, ~8 bits at scale 10, NOT constant time; table = the 64
- * words fast_laplace.boundary_table(s, t) (512 B, not checked beyond order); ERR_RANGE past 64 inversion bits (p < 2^-58). */
-/* Host only (fxdp_host_dlap_fast.c). */
-fxdp_status fxdp_discrete_laplace_fast(fxdp_rng *r, const uint64_t *table, uint32_t s, uint32_t t, int64_t *out);
-
 #endif /* FXDP_HOST_H */

@@ -33,7 +33,10 @@ large scale costs what CKS costs rather than scale/n table passes.
 Z: Y, then a sign bit B; (B = 1, Y = 0) restarts, else Z = -Y if B else Y
 (the wrapper of CKS Alg. 2), so P(Z = z) = (1-q)/(1+q) q^|z| exactly.
 
-Bits: at scale t/s = 10 about 7.9 per sample (entropy 5.76); CKS reads 19.7.
+Bits: at scale t/s = 10 about 8.0 per sample (entropy 5.76); CKS reads 19.7.
+Implementations: this reference, the Numba kernels (``_nb_fast_laplace``) and
+C (csrc/fxdp_dlap_fast.c, the caller passes the 512-byte table), bit for bit;
+past 64 inversion bits C returns FXDP_ERR_RANGE instead (no big integers).
 Every table entry is an exact integer (no float anywhere); ``boundary_table``
 is cached per (s, t).
 """
