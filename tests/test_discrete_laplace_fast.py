@@ -410,3 +410,31 @@ def test_host_c_errors():
     rng = native.new_rng_replay([b1 >> 32, b1 & 0xFFFFFFFF, 0x9E3779B9, 0x7F4A7C15])
     from fxdp.errors import ERR_RANGE
     assert lib.fxdp_discrete_laplace_fast(rng, good, 1, 10, out) == ERR_RANGE
+
+
+# --------------------------------------------------------------------------
+# fleet
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_fleet_matches_per_device_streams(version):
+    """Device i of the fleet = fill_discrete_laplace_fast on the stream of (seed, ids[i], stream);
+    more devices than one lane chunk, parameters with the tail in play."""
+    seed = Seed(4242, version)
+    ids = np.array([0, 1, 7, 2**40 + 3] + list(range(100, 400)), dtype=np.uint64)
+    for s, t in [(1, 10), (1, 100)]:
+        out = np.zeros((len(ids), 40), np.int64)
+        status = np.full(len(ids), 99, np.int64)
+        NF.fleet_discrete_laplace_fast(K.seed_key_words(seed), ids, 3, s, t, 40, out, status)
+        assert (status == OK).all()
+        for i in (0, 1, 2, 3, 150, len(ids) - 1):
+            st = K.seed_state(K.new_state(), seed, int(ids[i]), 3)
+            row = np.zeros(40, np.int64)
+            assert NF.fill_discrete_laplace_fast(st, s, t, row) == (OK, 40)
+            assert out[i].tolist() == row.tolist()
+
+
+def test_fleet_bad_params():
+    out = np.zeros((2, 3), np.int64)
+    status = np.zeros(2, np.int64)
+    NF.fleet_discrete_laplace_fast(K.seed_key_words(1), np.arange(2, dtype=np.uint64), 0, 0, 10, 3, out, status)
+    assert (status == ERR_PARAM).all() and not out.any()

@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BLOCK, BLOCK_LEN, ERR_PARAM, ERR_RANGE, OK, STATUS, WORD_POS, _I0, _I1,
-                       _I64MAX_U, _M32, _U0, _U1, _U32, _U64MAX, _ijit, _jit, _load, _mask, _rd_bits,
-                       _store)
+                       _I64MAX_U, _M32, _U0, _U1, _U32, _U64MAX, _device_state, _ijit, _jit, _load,
+                       _mask, _pjit, _rd_bits, _store)
+from ._nb_drivers import _fleet
 from ._nb_laplace import _ok_laplace, _rd_exp, _rd_geometric_e1
 from ._nb_uniform import _rd_uniform_below
 
@@ -162,6 +163,22 @@ def fill_dlap_fast_core(state, s, t, table, look, out, start):
     return OK, np.int64(out.shape[0]), _U0, _I0, _I0
 
 
+@_jit
+def _fill_dlap_fast_row(state, s, t, table, look, out):
+    """(status, count_done) of ``fill_dlap_fast_core`` from 0: the fleet's per-device fill."""
+    st, done, lo, a, b = fill_dlap_fast_core(state, s, t, table, look, out, _I0)
+    return st, done
+
+
+@_pjit
+def fleet_dlap_fast_core(seed_key_words, device_ids, stream, s, t, table, look, draws_per_device, out,
+                         status_out):
+    """One keyed stream per device (``_fleet``); a device whose draw reached 64 inversion
+    bits gets status NEED_DEEP (``fleet_discrete_laplace_fast`` redoes it)."""
+    _fleet(_fill_dlap_fast_row, seed_key_words, device_ids, stream, draws_per_device, out, status_out,
+           (s, t, table, look))
+
+
 # --------------------------------------------------------------------------
 # Python entry: tables, and the rare draw that reaches 64 bits
 
@@ -234,3 +251,23 @@ def fill_discrete_laplace_fast(state, s, t, out):
         start = int(done) + 1
         if start == out.shape[0]:
             return OK, start
+
+
+def fleet_discrete_laplace_fast(seed_key_words, device_ids, stream, s, t, draws_per_device, out,
+                                status_out):
+    """The fleet form (arguments as ``fleet_discrete_laplace``): device i draws
+    ``out[i, :draws_per_device]`` from the stream of (seed, device_ids[i], stream) and
+    ``status_out[i]`` is its status.  A device with a draw past 64 inversion bits is
+    redone here from its seed with ``fill_discrete_laplace_fast`` (same stream, same
+    bits, that draw finished exactly)."""
+    s_ok = isinstance(s, (int, np.integer)) and 1 <= int(s) <= 0xFFFFFFFF
+    t_ok = isinstance(t, (int, np.integer)) and 1 <= int(t) <= 0xFFFFFFFF
+    if not (s_ok and t_ok):
+        status_out[:] = ERR_PARAM
+        return
+    table, look = fast_laplace_tables(int(s), int(t))
+    fleet_dlap_fast_core(seed_key_words, device_ids, np.uint32(stream), np.uint64(s), np.uint64(t), table,
+                         look, np.int64(draws_per_device), out, status_out)
+    for i in np.nonzero(status_out == NEED_DEEP)[0]:
+        state = _device_state(seed_key_words, device_ids[i], np.uint32(stream))
+        status_out[i], _ = fill_discrete_laplace_fast(state, int(s), int(t), out[i, :draws_per_device])
