@@ -11,6 +11,9 @@ for discrete Laplace, ``rng.integers`` for uniform), their ratio, the random
 bits fxdp consumed per sample and the Shannon entropy of the output
 distribution (the lower bound on bits per sample for any exact sampler).
 Best of ``--repeat`` runs after a warm-up (JIT compilation excluded).
+``discrete_laplace_fast`` rows: the exact fast form (``fxdp.samplers.fast_laplace``,
+same distribution as ``discrete_laplace``, other bits), numpy's rate measured
+in the same run beside it.
 
 OpenDP (optional ``bench`` extra; single thread, one call releasing a vector,
 its fastest Python form): Bernoulli(p) as ``make_randomized_response_bitvec``
