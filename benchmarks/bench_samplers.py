@@ -11,6 +11,9 @@ for discrete Laplace, ``rng.integers`` for uniform), their ratio, the random
 bits fxdp consumed per sample and the Shannon entropy of the output
 distribution (the lower bound on bits per sample for any exact sampler).
 Best of ``--repeat`` runs after a warm-up (JIT compilation excluded).
+``discrete_laplace_fast`` rows: the exact fast form (``fxdp.samplers.fast_laplace``,
+same distribution as ``discrete_laplace``, other bits), numpy's rate measured
+in the same run beside it.
 
 OpenDP (optional ``bench`` extra; single thread, one call releasing a vector,
 its fastest Python form): Bernoulli(p) as ``make_randomized_response_bitvec``
@@ -41,6 +44,7 @@ from bench_mechanisms import best_time, load_peers, opendp_bits, peer_banner  # 
 
 from fxdp.samplers import _kernels as K  # noqa: E402
 from fxdp.samplers.bounded import make_bounded_laplace_table  # noqa: E402
+from fxdp.samplers._nb_fast_laplace import fill_discrete_laplace_fast  # noqa: E402
 
 
 def best_rate(fn, n, repeat):
@@ -157,6 +161,11 @@ def main(argv=None):
         fx(f"discrete_laplace scale {scale}", K.fill_discrete_laplace, (np.uint64(1), np.uint64(scale)),
            np.int64, lambda q=q: rng.geometric(q, n) - rng.geometric(q, n), h_discrete_laplace(1, scale),
            opendp_geometric(scale))
+    # the exact fast form (fxdp.samplers.fast_laplace): same distribution, fewer and other bits
+    for scale in (1, 10, 100):
+        q = 1 - math.exp(-1 / scale)
+        fx(f"discrete_laplace_fast scale {scale}", fill_discrete_laplace_fast, (1, scale), np.int64,
+           lambda q=q: rng.geometric(q, n) - rng.geometric(q, n), h_discrete_laplace(1, scale))
     fx("bounded table (CT) scale 10, [0,100]", K.fill_table_sample_ct, (thr, np.uint64(32)), np.int64,
        lambda: rng.geometric(1 - math.exp(-0.1), n) - rng.geometric(1 - math.exp(-0.1), n),
        h_table(table.weights, 32), opendp_geometric(10, bounded=True))

@@ -8,7 +8,7 @@
  * Layers (each in its own files, dependency downward only):
  *   1. fixed point        fxdp_fixed.c
  *   2. bit source         fxdp_chacha20.c, fxdp_rng.c, fxdp_health.c
- *   3. samplers           fxdp_uniform.c, fxdp_bernoulli.c, fxdp_laplace.c, fxdp_table.c
+ *   3. samplers           fxdp_uniform.c, fxdp_bernoulli.c, fxdp_laplace.c, fxdp_table.c, fxdp_dlap_fast.c
  *   4. mechanisms         (later)
  *
  * The bit stream and every sampler's bit use are defined by the Python
@@ -281,6 +281,9 @@ fxdp_status fxdp_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *
 /* *out = discrete_laplace(s, t) saturated to [lo, hi] (lo <= hi); same bits and errors as fxdp_discrete_laplace. */
 fxdp_status fxdp_discrete_laplace_censored(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, int64_t hi,
                                            int64_t *out);
+/* *out ~ discrete Laplace, P(z) ~ exp(-|z| s/t), exact, ~8 bits at scale 10, NOT constant time; table = the 64
+ * words fast_laplace.boundary_table(s, t) (512 B, not checked beyond order); ERR_RANGE past 64 inversion bits (p < 2^-58). */
+fxdp_status fxdp_discrete_laplace_fast(fxdp_rng *r, const uint64_t *table, uint32_t s, uint32_t t, int64_t *out);
 /* *index = #{i : thresholds[i] <= x}, x = next k bits (k in 1..32); constant time, full scan; the table
  * (strictly increasing, entries < 2^k) is NOT validated (that would branch on it); NULL only if n == 0. */
 fxdp_status fxdp_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds, unsigned k,

@@ -113,6 +113,15 @@ class Generator:
                           (np.uint64(s), np.uint64(t), np.int64(lo), np.int64(hi)), size, np.int64,
                           "discrete_laplace")
 
+    def discrete_laplace_fast(self, s, t, size=None):
+        """Integers with P(z) ∝ exp(-|z| s/t), s, t in [1, 2^32 - 1]: the same exact distribution
+        as ``discrete_laplace`` from fewer bits (about 8 per draw at scale 10, CKS: 19.7) and
+        other bits (``fxdp.samplers.fast_laplace``).  Not constant time."""
+        from .samplers._nb_fast_laplace import fill_discrete_laplace_fast
+        s = check_int("s", s, 1, U32)
+        t = check_int("t", t, 1, U32)
+        return self._fill(fill_discrete_laplace_fast, (s, t), size, np.int64, "discrete_laplace_fast")
+
     def bounded_laplace_noise(self, table, size=None):
         """Noise J in [-W, W] from a proved BoundedLaplaceTable, constant time (exactly table.k bits)."""
         if not isinstance(table, BoundedLaplaceTable):

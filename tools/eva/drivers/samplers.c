@@ -139,6 +139,14 @@ void eva_discrete_laplace_censored(void)
 
 /* The table holds n_thresholds arbitrary entries, n_thresholds in 0..65536 (the geometric
  * mechanism's largest table is 65534 entries); NULL only with n == 0 is checked too. */
+void eva_discrete_laplace_fast(void)
+{
+    static uint64_t bounds[64];     /* arbitrary boundaries: the order check decides */
+    int64_t out;
+    eva_unknown(bounds, sizeof bounds);
+    (void)fxdp_discrete_laplace_fast(eva_rng_or_null(), EVA_OR_NULL(bounds), any_u32(), any_u32(), EVA_OR_NULL(&out));
+}
+
 void eva_table_sample_ct(void)
 {
     uint32_t index;
