@@ -53,7 +53,7 @@ def draws_per_device(row, d):
     """Work per device, in draws or hash evaluations (order of magnitude, for --max-draws): unary
     encoding draws d Bernoullis, subset selection scans a d-item map, local hashing's estimator
     hashes every item for every report; the others draw O(1)."""
-    return d if row["kind"] in ("unary_encoding", "subset_selection", "local_hashing") else 1
+    return d if row["kind"] in ("unary_encoding", "subset_selection", "local_hashing", "longitudinal_ue") else 1
 
 
 def item_windows(d, limit):
@@ -85,12 +85,27 @@ def fleet_support(m, values, seed, chunk, windows):
     return counts, n, sup.p, sup.q
 
 
+def longitudinal_rows(eps, d):
+    """L-GRR and L-OUE (their closed form is per round) at epsilon_perm = eps (any number of
+    reports) and epsilon_1 = eps / 2 (one report), in recommend_frequency_oracle's row format."""
+    from fxdp.registry import constructor
+    rows = []
+    for kind, size in (("longitudinal_grr", max(1, (d - 1).bit_length())), ("longitudinal_ue", d)):
+        try:
+            m = constructor(kind)(d=d, epsilon_perm=eps, epsilon_1=eps / 2)
+        except ValueError:            # not realizable at 32 bits (or d beyond the form)
+            continue
+        rows.append({"kind": kind, "config": {}, "epsilon": m.epsilon, "bits_per_report": size, "mechanism": m})
+    return rows
+
+
 def label(row):
     cfg = row["config"]
     extra = {"unary_encoding": lambda: "OUE" if cfg["optimized"] else "SUE",
              "local_hashing": lambda: "OLH" if cfg.get("optimized", True) else "BLH"}
     extra.update({"randomized_response": lambda: "k-RR", "hadamard_response": lambda: "HR",
-                  "subset_selection": lambda: "SS"})
+                  "subset_selection": lambda: "SS", "longitudinal_grr": lambda: "L-GRR (one round)",
+                  "longitudinal_ue": lambda: "L-OUE (one round)"})
     return extra.get(row["kind"], lambda: row["kind"])()
 
 
@@ -105,6 +120,9 @@ def main(argv=None):
                     help="devices per fleet of unary encoding and subset selection beyond --max-draws")
     ap.add_argument("--lh-items", type=int, default=4096,
                     help="items whose support local hashing counts beyond --max-draws")
+    ap.add_argument("--longitudinal", action="store_true",
+                    help="L-GRR and L-OUE (one round; epsilon_perm = eps, epsilon_1 = eps / 2) instead of the "
+                         "one-shot oracles; L-OUE beyond --max-draws is not run")
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--report-bytes", type=float, default=2e8, help="report memory per chunk of devices")
     args = ap.parse_args(argv)
@@ -118,9 +136,14 @@ def main(argv=None):
     populations = {}
     for d in args.d:
         for eps in args.eps:
-            for row in E.recommend_frequency_oracle(eps, d, args.n):
+            rows = longitudinal_rows(eps, d) if args.longitudinal else E.recommend_frequency_oracle(eps, d, args.n)
+            for row in rows:
                 m, fleets, n = row["mechanism"], max(1, math.ceil(args.items / d)), args.n
                 windows = None
+                if args.longitudinal and draws_per_device(row, d) * n * fleets > args.max_draws:
+                    print(f"| {d} | {eps:g} | {label(row)} | {row['epsilon']:.6g} | not run | | | | | "
+                          f"{row['bits_per_report']} | |", flush=True)
+                    continue
                 if draws_per_device(row, d) * n * fleets > args.max_draws:
                     if hasattr(m, "support_counts"):          # local hashing: fewer items, all devices
                         windows = item_windows(d, args.lh_items)
