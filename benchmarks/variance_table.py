@@ -28,6 +28,10 @@ estimates the ratio averages.
 
     python3 benchmarks/variance_table.py                 # the README table (see README for its time)
     python3 benchmarks/variance_table.py --d 16 --eps 1 --n 100000
+    python3 benchmarks/variance_table.py --d 16 --items 512 --oracles HR k-RR --first-seed 1000
+
+Every cell of one oracle uses the same seeds (0, 1, ...) at every eps, so the cells of a column
+share stream bits and their deviations from 1 are correlated; --first-seed moves them.
 """
 from __future__ import annotations
 
@@ -123,6 +127,8 @@ def main(argv=None):
     ap.add_argument("--longitudinal", action="store_true",
                     help="L-GRR and L-OUE (one round; epsilon_perm = eps, epsilon_1 = eps / 2) instead of the "
                          "one-shot oracles; L-OUE beyond --max-draws is not run")
+    ap.add_argument("--first-seed", type=int, default=0, help="fleet seeds first-seed, first-seed + 1, ...")
+    ap.add_argument("--oracles", nargs="+", default=None, help="only these (labels: k-RR OUE SUE OLH BLH HR SS)")
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--report-bytes", type=float, default=2e8, help="report memory per chunk of devices")
     args = ap.parse_args(argv)
@@ -138,6 +144,8 @@ def main(argv=None):
         for eps in args.eps:
             rows = longitudinal_rows(eps, d) if args.longitudinal else E.recommend_frequency_oracle(eps, d, args.n)
             for row in rows:
+                if args.oracles is not None and label(row) not in args.oracles:
+                    continue
                 m, fleets, n = row["mechanism"], max(1, math.ceil(args.items / d)), args.n
                 windows = None
                 if args.longitudinal and draws_per_device(row, d) * n * fleets > args.max_draws:
@@ -158,7 +166,7 @@ def main(argv=None):
                 t0 = time.perf_counter()
                 chunk = min(args.chunk, max(256, int(args.report_bytes // max(1, m.simulate(values[:1], 0).nbytes))))
                 err2, var = [], m.variance(truth, n)
-                for s in range(fleets):
+                for s in range(args.first_seed, args.first_seed + fleets):
                     counts, nn, p, q = fleet_support(m, values, s, chunk, windows)
                     est = (counts / nn - float(q)) / (float(p) - float(q))
                     err2.append((est - truth) ** 2)
