@@ -232,7 +232,7 @@ def test_recommendation_follows_the_closed_forms():
 @pytest.mark.parametrize("optimized, ct", FORMS, ids=IDS)
 def test_simulate_support_equals_the_support_of_simulate(optimized, ct):
     # the O(d)-memory fleet (variance table at d = 65536) against the n x d reports' column sums,
-    # over several device chunks and a worker count that does not divide them
+    # over several device chunks (the last one partial), both stream versions
     m = fxdp.make_unary_encoding(37, 1.5, optimized=optimized, constant_time=ct)
     x = (np.arange(1500) * 7) % 37
     ids = np.arange(1000, 2500, dtype=np.uint64)

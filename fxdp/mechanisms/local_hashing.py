@@ -224,7 +224,7 @@ class LocalHashing(ItemOracle):
         lo, hi = self._item_window(items)
         a = np.ascontiguousarray(r[:, 0])
         # h_{a,b}(lo + u) = h_{a,b'}(u) with b' = (a lo + b) mod P: the kernel counts u in [0, hi - lo)
-        # (a < 2^31 and lo < 2^20: a lo + b < 2^52, exact in int64)
+        # (a, b < 2^31 and lo < d < 2^31: a lo + b < 2^63, exact in int64)
         b = np.ascontiguousarray((a * lo + r[:, 1]) % self.prime) if lo else np.ascontiguousarray(r[:, 1])
         counts = support_counts(a, b, np.ascontiguousarray(r[:, 2]), hi - lo, self.g, self.prime)
         return counts, r.shape[0]
