@@ -331,3 +331,21 @@ def test_config_and_cli_kind():
     assert spec["c_function"] == "fxdp_local_hashing_ct" and "65 bits per report" in spec["summary"]
     assert spec["output"] == {"ctype": "uint32_t", "count": 3}
     assert fxdp.registry.get("local_hashing").exportable
+
+
+@pytest.mark.parametrize("optimized", [True, False])
+def test_support_counts_of_an_item_window_equal_the_full_counts_there(optimized):
+    m = fxdp.make_local_hashing(300, 2, optimized=optimized)
+    y = m.simulate(np.arange(2000) % 300, seed=9)
+    full, n = m.support_counts(y)
+    for lo, hi in [(0, 300), (0, 17), (1, 2), (123, 300), (299, 300), (40, 41 + 200)]:
+        part, n2 = m.support_counts(y, items=range(lo, hi))
+        assert n2 == n and (part == full[lo:hi]).all()
+        sup = m.frequency_support(y, items=range(lo, hi))
+        assert (sup.counts == full[lo:hi]).all() and sup.q == m.q_star
+    sm = small(7, "14/10", 7)                                     # the shift b' = (a lo + b) mod a small P
+    ys = sm.simulate(np.arange(500) % 7, seed=1)
+    assert (sm.support_counts(ys, items=range(3, 7))[0] == sm.support_counts(ys)[0][3:]).all()
+    for bad in (range(0, 301), range(5, 5), range(-1, 3), range(0, 10, 2), (0, 10), slice(0, 10)):
+        with pytest.raises(ValueError, match="items must be"):
+            m.support_counts(y, items=bad)

@@ -227,3 +227,26 @@ def test_recommendation_follows_the_closed_forms():
     assert all(r["epsilon"] <= 1 for r in small + large)
     with pytest.raises(ValueError, match="d must be"):
         recommend_frequency_oracle(1, 1, 100)
+
+
+@pytest.mark.parametrize("optimized, ct", FORMS, ids=IDS)
+def test_simulate_support_equals_the_support_of_simulate(optimized, ct):
+    # the O(d)-memory fleet (variance table at d = 65536) against the n x d reports' column sums,
+    # over several device chunks (the last one partial), both stream versions
+    m = fxdp.make_unary_encoding(37, 1.5, optimized=optimized, constant_time=ct)
+    x = (np.arange(1500) * 7) % 37
+    ids = np.arange(1000, 2500, dtype=np.uint64)
+    for seed in (3, fxdp.Seed(3, stream_version=1)):
+        want = m.frequency_support(m.simulate(x, seed, device_ids=ids))
+        got = m.simulate_support(x, seed, device_ids=ids)
+        assert got.n == want.n == 1500 and (got.p, got.q) == (want.p, want.q)
+        assert got.counts.dtype == np.int64 and (got.counts == want.counts).all()
+
+
+def test_simulate_support_releases_nothing_on_entropy_failure_or_bad_input(monkeypatch):
+    m = fxdp.make_unary_encoding(20, 1)
+    with pytest.raises(ValueError, match="d"):
+        m.simulate_support([0, 20], seed=1)
+    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
+    with pytest.raises(EntropyError, match="300 of 300 devices failed; no output released"):
+        m.simulate_support(np.arange(300) % 20, seed=1)

@@ -11,6 +11,9 @@ chunk, statuses and bit positions) is that of ``_kernels_mech``.  Integers only.
   (out: uint8[d], written only on success)
 * ``fleet_unary_encoding(key, ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out)``
   (x: int64[n] items, out: uint8[n, d])
+* ``fleet_unary_encoding_counts(key, ids, first_block, a_p, a_q, bits, ct, x, counts, status)``
+  (counts: int64[w, d], zero; the devices of worker row r add their bits to counts[r]: the
+  column sums of ``fleet_unary_encoding``'s out over devices with status OK, in O(w d) memory)
 """
 from __future__ import annotations
 
@@ -85,3 +88,30 @@ def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, ou
         tmp = np.empty(out.shape[1], dtype=np.uint8)
         _chunk_ue(state, lanes, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, a_q, bits, ct, x, out, status, bits_out)
+
+
+@_jit
+def _chunk_ue_counts(state, lanes, tmp, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, row, status):
+    for i in range(lo, hi):
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
+        st = _ue_row(state, a_p, a_q, bits, ct, x[i], tmp)
+        status[i] = np.uint8(st)
+        if st == OK:
+            for j in range(tmp.shape[0]):
+                row[j] += np.int64(tmp[j])
+
+
+@_pjit
+def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct, x, counts, status):
+    # the same device chunks as fleet_unary_encoding (so the same lane groups); worker row r
+    # takes chunks r, r + w, r + 2w, ... and is the only writer of counts[r]
+    n = device_ids.shape[0]
+    nch = (n + CHUNK - 1) // CHUNK
+    w = counts.shape[0]
+    for r in numba.prange(w):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        tmp = np.empty(counts.shape[1], dtype=np.uint8)
+        for ch in range(r, nch, w):
+            _chunk_ue_counts(state, lanes, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+                             a_p, a_q, bits, ct, x, counts[r], status)

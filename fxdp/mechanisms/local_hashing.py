@@ -215,17 +215,32 @@ class LocalHashing(ItemOracle):
                              f"y in [0, {self.g})")
         return r
 
-    def support_counts(self, reports):
-        """S_v = #{reports (a, b, y) with h_{a,b}(v) = y} for every item v, and n (Numba, O(n d))."""
+    def support_counts(self, reports, items=None):
+        """S_v = #{reports (a, b, y) with h_{a,b}(v) = y} for every item v, and n (Numba, O(n d)).
+        items: None (all of [0, d)) or a range(lo, hi) of items, 0 <= lo < hi <= d, step 1: then
+        S_v for v in it only (O(n (hi - lo)); the variance table at d = 65536 samples items so)."""
         from ._kernels_lh import support_counts
         r = self._reports(reports)
-        counts = support_counts(np.ascontiguousarray(r[:, 0]), np.ascontiguousarray(r[:, 1]),
-                                np.ascontiguousarray(r[:, 2]), self.d, self.g, self.prime)
+        lo, hi = self._item_window(items)
+        a = np.ascontiguousarray(r[:, 0])
+        # h_{a,b}(lo + u) = h_{a,b'}(u) with b' = (a lo + b) mod P: the kernel counts u in [0, hi - lo)
+        # (a, b < 2^31 and lo < d < 2^31: a lo + b < 2^63, exact in int64)
+        b = np.ascontiguousarray((a * lo + r[:, 1]) % self.prime) if lo else np.ascontiguousarray(r[:, 1])
+        counts = support_counts(a, b, np.ascontiguousarray(r[:, 2]), hi - lo, self.g, self.prime)
         return counts, r.shape[0]
 
-    def frequency_support(self, reports):
-        """Support counts S_v with p = P(h(x) = y | x) and q* = P(h(v) = y | x != v) (exact)."""
-        s, n = self.support_counts(reports)
+    def _item_window(self, items):
+        if items is None:
+            return 0, self.d
+        if not isinstance(items, range) or items.step != 1 or not 0 <= items.start < items.stop <= self.d:
+            raise ValueError(f"items must be None or a range(lo, hi) with 0 <= lo < hi <= d = {self.d}, step 1, "
+                             f"got {items!r}")
+        return items.start, items.stop
+
+    def frequency_support(self, reports, items=None):
+        """Support counts S_v with p = P(h(x) = y | x) and q* = P(h(v) = y | x != v) (exact);
+        items as in ``support_counts`` (the counts are then those of the items in the range)."""
+        s, n = self.support_counts(reports, items)
         return Support(np.asarray(s, dtype=np.int64), int(n), self.p, self.q_star)
 
     def estimate(self, reports):
