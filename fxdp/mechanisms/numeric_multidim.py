@@ -150,6 +150,10 @@ class NumericMultiDim(Mechanism):
     def privacy_map(self, d_in):
         return 0.0 if check_int("d_in", d_in, 0) == 0 else self._eps
 
+    def step_of(self, a):
+        """Attribute a's grid step (hi_a - lo_a) / 2^bits, exact."""
+        return (self.hi_list[a] - self.lo_list[a]) / self.N
+
     # --- readings and grid indices
     def grid_indices(self, values):
         """Readings (n x d numbers, attribute a in [lo_a, hi_a]) -> int64 n x d grid indices, each
