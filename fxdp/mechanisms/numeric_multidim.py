@@ -31,7 +31,9 @@ error from the empirical variance of Z_a; closed form (``variance``):
 Var Z_a = (d/k) E[t^2 | x_a] - t_a^2 per device, E[t^2 | i] the base mechanism's exact second
 moment on the grid.
 
-Readings -> grid indices: per attribute as the 1-dim forms do (``_numeric``).  The C device form
+Readings -> grid indices: per attribute as the 1-dim forms do (``_numeric``): releases
+(``m(x)``, ``m.simulate``) round each off-grid reading by exact randomized rounding (attribute
+order, on the rounding stream in the fleet), clamp out-of-range ones, refuse NaN and infinity.  The C device form
 (csrc/fxdp_mech_md.c, ``fxdp_numeric_md[_ct]``) takes the d grid indices and has one range-free
 configuration (the base mechanism's); the ranges live on the server (estimator) only.
 """
@@ -48,7 +50,7 @@ from ..conservative import log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..validate import check_int, check_rational, given
 from ._device import _init, u8, u32, u64
-from ._numeric import MAX_EPSILON, MAX_PROB_BITS, check_bits
+from ._numeric import MAX_EPSILON, MAX_PROB_BITS, check_bits, fine_positions, randomized_round, round_readings_fleet
 from .base import CConfig, Mechanism
 from .duchi import Duchi
 from .hybrid import SRC_HM, Hybrid
@@ -172,15 +174,37 @@ class NumericMultiDim(Mechanism):
             bad = arr[~np.isfinite(arr)][0]
             raise ValueError(f"readings must be finite numbers, got {bad!r} (NaN and infinity are refused, never "
                              "clamped)")
-        if arr.size and ((arr < self._lo_f).any() or (arr > self._hi_f).any()):
-            a = int(np.nonzero(((arr < self._lo_f) | (arr > self._hi_f)).any(axis=0))[0][0])
-            raise ValueError(f"readings of attribute {a} must be in [{self.lo_list[a]}, {self.hi_list[a]}] = "
-                             "[lo, hi] (out-of-range readings are refused, never clamped)")
         idx = np.rint((arr - self._lo_f) * (self.N / (self._hi_f - self._lo_f)))
         return np.clip(idx, 0, self.N).astype(np.int64)
 
+    def _fine(self, values):
+        arr = np.asarray(values, dtype=np.float64)
+        self.grid_indices(arr)                         # the shape and finiteness checks
+        return fine_positions(arr.reshape(-1, self.d), self._lo_f, self._hi_f, self.N)
+
     def check_input(self, x):
         return tuple(int(v) for v in self.grid_indices(np.asarray([x], dtype=object).astype(np.float64))[0])
+
+    def __call__(self, x, rng=None):
+        """One release of the d readings x: each rounded to its grid by exact randomized rounding
+        (attribute order, from rng; ``_numeric``), then the release from rng."""
+        from ..bitsource import BitSource, default_source
+        if rng is None:
+            rng = default_source()
+        elif not isinstance(rng, BitSource):
+            raise ValueError(f"rng must be a fxdp.bitsource.BitSource or None, got {type(rng).__name__}")
+        fine = self._fine(np.asarray([x], dtype=object).astype(np.float64))[0]
+        return self.release(rng, tuple(randomized_round(rng, f, self.constant_time) for f in fine))
+
+    def round_reading(self, src, x):
+        """d readings -> d grid indices by exact randomized rounding from src (attribute order)."""
+        fine = self._fine(np.asarray([x], dtype=object).astype(np.float64))[0]
+        return tuple(randomized_round(src, f, self.constant_time) for f in fine)
+
+    def round_readings(self, values, seed, device_ids=None):
+        """n x d readings -> n x d grid indices on each device's rounding stream (Numba;
+        bit-identical to ``round_reading`` on ChaCha20Source(seed, id, ROUND_STREAM))."""
+        return round_readings_fleet(self._fine(values), seed, device_ids, self.constant_time)
 
     def fleet_inputs(self, values):
         return self.grid_indices(values)
@@ -208,10 +232,11 @@ class NumericMultiDim(Mechanism):
         return tuple(attrs) + tuple(int(self.inner.release(src, int(x[a]))) for a in attrs)
 
     def simulate(self, values, seed, device_ids=None):
-        """Fleet simulation (Numba): values are n x d readings; returns an n x 2k int64 matrix
-        (attributes, then reports), bit-identical to the C library; raises (nothing returned) if
-        any device failed."""
-        return super().simulate(values, seed, device_ids)
+        """Fleet simulation (Numba): values are n x d readings, rounded to the grids on each
+        device's rounding stream (``round_readings``); returns an n x 2k int64 matrix (attributes,
+        then reports), bit-identical to the C library on the indices; raises (nothing returned)
+        if any device failed."""
+        return self.simulate_device(self.round_readings(values, seed, device_ids), seed, device_ids)
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_md import fleet_numeric_md
@@ -385,7 +410,8 @@ class NumericMultiDim(Mechanism):
         return tuple(int(v) for v in out)
 
     def harness_inputs(self):
-        return {"kind": "index", "n": self.N + 1, "count": self.d}
+        """d grid indices per device, each in [0, 2^bits], the range's ends drawn often."""
+        return {"kind": "int", "lo": 0, "span": self.N + 1, "extremes": (0, self.N), "sim_flat": False}
 
     def default_pair(self):
         return (0,) * self.d, (self.N,) * self.d

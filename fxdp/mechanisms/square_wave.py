@@ -195,8 +195,7 @@ class SquareWave(Piecewise):
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation (Numba): values are n readings in [lo, hi]; returns n int64 cell
         indices, bit-identical to the C library; raises (nothing returned) on failure."""
-        from ._fleet import simulate
-        return simulate(self, values, seed, device_ids)
+        return super().simulate(values, seed, device_ids)
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_sw import fleet_square_wave
