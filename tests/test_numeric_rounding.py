@@ -123,3 +123,12 @@ def test_rounding_entropy_failure_releases_nothing(monkeypatch):
         m.simulate(np.full(64, 0.3), seed=1)
     out, status, _, _ = round_fleet(np.full((8, 1), 5, dtype=np.int64), 1, None, False, 0xFFFFFFFF)
     assert (status == 2).all() and (out == 0).all()
+
+
+def test_true_statistic_is_the_mean_of_the_clamped_readings():
+    m = fxdp.make_square_wave(0, 10, 2, bits=4)
+    vals = [-1.0, 2.5, 3.3, 12.0]
+    assert m.true_statistic(vals)[0] == pytest.approx((0 + 2.5 + 3.3 + 10) / 4, abs=1e-9)
+    assert fxdp.make_duchi(0, 10, 2, bits=4).true_statistic(vals) == pytest.approx(15.8 / 4, abs=1e-9)
+    md = fxdp.make_numeric_multidim([0, 0], [10, 1], 2, 2, bits=4)
+    assert md.true_statistic([[-1.0, 0.3], [2.5, 0.4]]) == pytest.approx([1.25, 0.35], abs=1e-9)

@@ -275,6 +275,15 @@ class GridNumeric(Mechanism):
         truth = float(self.lo + self.step * Fraction(int(idx.sum()), max(devices, 1)))
         return readings, truth
 
+    def true_statistic(self, values):
+        """The mean of the readings as a release sees them, clamped to [lo, hi] at the rounding's
+        2^-32-step resolution: what the unbiased mean estimates under randomized rounding."""
+        fine = fine_positions(np.asarray(values, dtype=np.float64).reshape(-1), self._lo_f, self._hi_f, self.N)
+        if fine.size == 0:
+            raise ValueError("readings must not be empty")
+        total = sum(int(v) for v in fine)
+        return float(self.lo + self.step * Fraction(total, fine.size << ROUND_BITS))
+
     def synthetic_population(self, devices, seed):
         """Beta(2, 5)-distributed readings on the grid; the truth is their mean."""
         return self.population(devices, seed, "skewed")

@@ -50,7 +50,7 @@ from ..conservative import log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..validate import check_int, check_rational, given
 from ._device import _init, u8, u32, u64
-from ._numeric import MAX_EPSILON, MAX_PROB_BITS, check_bits, fine_positions, randomized_round, round_readings_fleet
+from ._numeric import MAX_EPSILON, MAX_PROB_BITS, ROUND_BITS, check_bits, fine_positions, randomized_round, round_readings_fleet
 from .base import CConfig, Mechanism
 from .duchi import Duchi
 from .hybrid import SRC_HM, Hybrid
@@ -348,8 +348,13 @@ class NumericMultiDim(Mechanism):
         return self.population(devices, seed, "skewed")
 
     def true_statistic(self, values):
-        """Each attribute's mean of the readings as the devices hold them (on the grid)."""
-        return self._means_of(self.grid_indices(values))
+        """Each attribute's mean of the readings, clamped to its range at the rounding's 2^-32-step
+        resolution (what the unbiased means estimate under randomized rounding)."""
+        fine = self._fine(values)
+        n = max(fine.shape[0], 1)
+        return np.array([float(self.lo_list[a] + self.step_of(a) * Fraction(sum(int(v) for v in fine[:, a]),
+                                                                            n << ROUND_BITS))
+                         for a in range(self.d)])
 
     # --- device form
     def _cfg_fields(self):
