@@ -3,7 +3,6 @@ composed privacy map, exactness by enumeration of every bit string, reference / 
 the keyed stream, the exact audit (closed form against enumeration), the per-attribute unbiased
 mean and its closed-form variance, bad input, entropy failure, TOML and `fxdp simulate --json`."""
 import json
-import math
 from collections import Counter
 from fractions import Fraction
 

@@ -50,7 +50,8 @@ from ..conservative import log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..validate import check_int, check_rational, given
 from ._device import _init, u8, u32, u64
-from ._numeric import MAX_EPSILON, MAX_PROB_BITS, ROUND_BITS, check_bits, fine_positions, randomized_round, round_readings_fleet
+from ._numeric import (MAX_EPSILON, MAX_PROB_BITS, ROUND_BITS, check_bits, fine_positions, randomized_round,
+                       round_readings_fleet)
 from .base import CConfig, Mechanism
 from .duchi import Duchi
 from .hybrid import SRC_HM, Hybrid
@@ -366,10 +367,6 @@ class NumericMultiDim(Mechanism):
         hm = {"b": getattr(inner, "b", 0), "pm": pm._cfg_fields() if pm else zero_pm,
               "duchi": du._cfg_fields() if du else zero_du}
         return {"hm": hm, "base": BASE_CODE[self.base], "d": self.d, "k": self.k}
-
-    def _check_device(self):
-        if self.d > MAX_DIMS:          # pragma: no cover - refused by the constructor
-            raise ValueError(f"dims <= {MAX_DIMS} on the device")
 
     def device_spec(self, dim=None):
         """The C device form: d grid indices in (uint32), 2k uint32 out (attributes, then reports)."""
