@@ -46,30 +46,30 @@ static fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg *cfg, const uin
     return fxdp_i_ready(r);
 }
 
-/* S <- a uniform k-subset of [0, d), increasing (Floyd). */
+/* S <- a uniform k-subset of [0, d), increasing (Floyd): draw n takes j = d - k + n. */
 static fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint16_t *sel)
 {
-    uint32_t j, n_sel = 0, q, v, t;
+    uint32_t n, j, q, v, t;
     fxdp_status st;
 
-    for (j = d - k; j < d; j++) {
+    for (n = 0; n < k && n < FXDP_MD_MAX_K; n++) {
+        j = d - k + n;
         st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
         if (st != FXDP_OK) {
             return st;
         }
         v = t;
-        for (q = 0; q < n_sel; q++) {       /* j itself is never chosen yet: all members are < j */
+        for (q = 0; q < n; q++) {           /* j itself is never chosen yet: all members are < j */
             if (sel[q] == t) {
                 v = j;
             }
         }
-        q = n_sel;
+        q = n;
         while (q > 0u && sel[q - 1u] > v) {
             sel[q] = sel[q - 1u];
             q--;
         }
         sel[q] = (uint16_t)v;
-        n_sel++;
     }
     return FXDP_OK;
 }
@@ -92,19 +92,18 @@ static fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, ui
 
 static fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
-    uint16_t sel[FXDP_MD_MAX_K];     /* d <= 256 */
-    uint32_t ys[FXDP_MD_MAX_K];
+    uint16_t sel[FXDP_MD_MAX_K] = { 0 };     /* d <= 256 */
+    uint32_t ys[FXDP_MD_MAX_K] = { 0 };
     uint32_t q, k = cfg->k;
     fxdp_status st = md_subset(r, cfg->d, k, sel);
 
-    for (q = 0; q < k && st == FXDP_OK; q++) {
-        ys[q] = 0;
+    for (q = 0; q < k && q < FXDP_MD_MAX_K && st == FXDP_OK; q++) {
         st = md_report(r, cfg, x[sel[q]], &ys[q], ct);
     }
     if (st != FXDP_OK) {
         return st;
     }
-    for (q = 0; q < k; q++) {
+    for (q = 0; q < k && q < FXDP_MD_MAX_K; q++) {
         out[q] = sel[q];
         out[k + q] = ys[q];
     }
