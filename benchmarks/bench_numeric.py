@@ -2,7 +2,8 @@
 estimate against its own closed form, and the closed form against the continuous mechanism's.
 
 For every epsilon in {0.5, 1, 2, 4} and population (uniform, skewed = Beta(2, 5)) on [0, 1]:
-`--reps` fleets of `--devices` devices (seeds 0..reps-1, one fixed population) through the Numba
+`--reps` fleets of `--devices` devices (seeds first_seed..first_seed+reps-1, `--first-seed`, default
+0; one fixed population) through the Numba
 fleet kernel; the empirical variance of the mean estimate over the fleets divided by the grid
 mechanism's closed form (``m.variance``), with its sampling band (a ratio from R fleets has a
 standard deviation of about sqrt(2 / (R - 1))), and the grid's cost against the continuous
@@ -30,7 +31,7 @@ EPSILONS = (0.5, 1, 2, 4)
 SHAPES = ("uniform", "skewed")
 
 
-def variance_rows(devices, reps, bits=12, kinds=("duchi",)):
+def variance_rows(devices, reps, bits=12, kinds=("duchi",), first_seed=0):
     rows = []
     for kind in kinds:
         make = getattr(fxdp, f"make_{kind}")
@@ -39,12 +40,13 @@ def variance_rows(devices, reps, bits=12, kinds=("duchi",)):
             for shape in SHAPES:
                 vals, truth = m.population(devices, seed=11, shape=shape)
                 t0 = time.perf_counter()
-                est = np.array([m.estimate(m.simulate(vals, seed=s)).estimate for s in range(reps)])
+                est = np.array([m.estimate(m.simulate(vals, seed=s)).estimate
+                                for s in range(first_seed, first_seed + reps)])
                 secs = time.perf_counter() - t0
                 closed = m.variance(vals)
                 ratio = float(est.var(ddof=1) / closed)
                 rows.append({"kind": kind, "epsilon": eps, "epsilon_realized": m.epsilon, "population": shape,
-                             "devices": devices, "reps": reps, "truth": truth,
+                             "devices": devices, "reps": reps, "first_seed": first_seed, "truth": truth,
                              "mean_error": float(est.mean() - truth),
                              "variance_closed_form": closed,
                              "variance_continuous": m.continuous_variance(vals),
@@ -127,6 +129,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--kinds", default="duchi,piecewise,hybrid")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="fleet seeds first_seed .. first_seed + reps - 1 (independent runs to pool)")
     ap.add_argument("--ems", action="store_true", help="only Square Wave's EMS histogram error table")
     args = ap.parse_args(argv)
     if args.ems:
@@ -141,7 +145,7 @@ def main(argv=None):
             with open(args.json, "w") as f:
                 json.dump({"ems_rows": rows}, f, indent=1)
         return
-    rows = variance_rows(args.devices, args.reps, kinds=tuple(args.kinds.split(",")))
+    rows = variance_rows(args.devices, args.reps, kinds=tuple(args.kinds.split(",")), first_seed=args.first_seed)
     print("| mechanism | eps | population | variance (grid, closed form) | continuous | grid cost | "
           "empirical / closed form (+- 1 sd) |")
     print("|---|---|---|---|---|---|---|")

@@ -370,7 +370,7 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
  * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, subset
  * selection, local hashing, Duchi et al.'s one-bit mechanism, the Piecewise and Hybrid mechanisms
  * and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c,
- * fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_lh.c, fxdp_mech_duchi.c, fxdp_mech_pm.c,
+ * fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_lh.c, fxdp_mech_duchi.c, fxdp_mech_pm.c, fxdp_mech_md.c,
  * fxdp_mech_hm.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
@@ -661,6 +661,27 @@ typedef struct fxdp_hm_cfg {
 fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly 3 prob_bits + 2 bits bits, both branches drawn, the output selected by a mask. */
 fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
+
+/* Multi-dimensional numeric readings (Wang et al., ICDE 2019, section IV): input x = d grid indices
+ * (attribute a's reading as its index in [0, 2^bits]), output out[0..2k) = the k sampled attributes in
+ * increasing order, then their k reports of the base mechanism (base 0: Duchi's bit, hm.duchi; 1: the
+ * Piecewise cell, hm.pm; 2: the Hybrid symbol, hm), each at the per-report epsilon.  Bits, in order
+ * (NumericMultiDim.release): Floyd's draws t = uniform_below(j+1) for j = d-k .. d-1 (S gets j if t is
+ * already in S, else t), then the base mechanism's draws for each sampled attribute in increasing order.
+ * 1 <= d <= FXDP_MD_MAX_D, 1 <= k <= min(d, FXDP_MD_MAX_K); the base's cfg as its own entry point
+ * requires; every x[a] checked before any draw. */
+#define FXDP_MD_MAX_D 256u          /* attributes per device                                 */
+#define FXDP_MD_MAX_K 16u           /* reported attributes (two 16-entry stack arrays)        */
+typedef struct fxdp_md_cfg {
+    fxdp_hm_cfg hm;
+    uint8_t base;
+    uint32_t d;
+    uint32_t k;
+} fxdp_md_cfg;
+/* Lazy: the base mechanism's lazy draws (the bits used reveal them). */
+fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time in x: the base's constant-time draws; bit use varies with Floyd's rejections (the stream) only. */
+fxdp_status fxdp_numeric_md_ct(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

@@ -489,6 +489,8 @@ int fxdp_i_duchi_ok(const fxdp_duchi_cfg *cfg, uint32_t x);
 fxdp_status fxdp_i_duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint8_t *out, int ct);
 int fxdp_i_pm_ok(const fxdp_pm_cfg *cfg, uint32_t x);
 fxdp_status fxdp_i_pm_run(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out, int ct);
+int fxdp_i_hm_ok(const fxdp_hm_cfg *cfg, uint32_t x);
+fxdp_status fxdp_i_hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint32_t *out, int ct);
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out);
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out);

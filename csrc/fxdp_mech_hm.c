@@ -18,11 +18,16 @@ static fxdp_status hm_check(const fxdp_rng *r, const fxdp_hm_cfg *cfg, const uin
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    if (!fxdp_i_pm_ok(&cfg->pm, *x) || !fxdp_i_duchi_ok(&cfg->duchi, *x) || cfg->pm.bits != cfg->duchi.bits ||
-        cfg->pm.prob_bits != cfg->duchi.prob_bits || cfg->b >= (UINT64_C(1) << cfg->pm.prob_bits)) {
+    if (!fxdp_i_hm_ok(cfg, *x)) {
         return FXDP_ERR_PARAM;
     }
     return fxdp_i_ready(r);
+}
+
+int fxdp_i_hm_ok(const fxdp_hm_cfg *cfg, uint32_t x)
+{
+    return fxdp_i_pm_ok(&cfg->pm, x) && fxdp_i_duchi_ok(&cfg->duchi, x) && cfg->pm.bits == cfg->duchi.bits &&
+           cfg->pm.prob_bits == cfg->duchi.prob_bits && cfg->b < (UINT64_C(1) << cfg->pm.prob_bits);
 }
 
 /* L = 2^bits + w, Duchi's first output index; computed after the draws, so it is not live (spilled)
@@ -68,6 +73,12 @@ static fxdp_status hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint3
     }
     *out = hm_duchi_base(cfg) + (uint32_t)y;
     return FXDP_OK;
+}
+
+/* The multi-dimensional form's Hybrid base (fxdp_mech_md.c): r ready, cfg and x valid. */
+fxdp_status fxdp_i_hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint32_t *out, int ct)
+{
+    return hm_run(r, cfg, x, out, ct);
 }
 
 fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out)

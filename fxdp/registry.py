@@ -95,6 +95,8 @@ for _kind, _module, _exportable, _summary in (
     ("hybrid", _MECH + "hybrid", True, "Hybrid mechanism (Piecewise or Duchi) for a bounded reading (grid)"),
     ("square_wave", _MECH + "square_wave", True,
      "Square Wave mechanism for a bounded reading (grid), EMS distribution estimate"),
+    ("numeric_multidim", _MECH + "numeric_multidim", True,
+     "k of d bounded readings (Wang et al. 2019), each through Duchi, Piecewise or Hybrid at epsilon / k"),
     ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),
     ("naive_laplace_fixed", _FINITE, False, "the textbook fixed-point Laplace (unsafe; for the audit)"),
     ("planar_laplace_fixed", _FINITE, True, "planar fixed-point Laplace (Gazeau et al. section 6)"),

@@ -292,7 +292,7 @@ def test_bad_input_is_refused_and_nothing_is_released():
     with pytest.raises(ValueError, match=r"too small for prob_bits = 8 at bits = 4.*nearest valid epsilon is"):
         fxdp.make_square_wave(0, 1, Fraction(1, 100), bits=4, prob_bits=8)
     m = fxdp.make_square_wave(0, 10, 1)
-    for bad in (float("nan"), float("inf"), float("-inf"), 11, -0.5):
+    for bad in (float("nan"), float("inf"), float("-inf")):   # 11, -0.5 are clamped (test_numeric_rounding)
         with pytest.raises(ValueError, match="never clamped"):
             m(bad)
         with pytest.raises(ValueError, match="never clamped"):
@@ -328,7 +328,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_entropy_failure_releases_nothing(ct, monkeypatch):
     m = fxdp.make_square_wave(0, 1, 1, constant_time=ct)
-    x = np.linspace(0, 1, 64)
+    x = np.arange(64) / 64          # on the grid: no rounding draws, the release itself fails
     monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
     with pytest.raises(EntropyError, match="64 of 64 devices failed; no output released"):
         m.simulate(x, seed=1)

@@ -92,6 +92,10 @@ fxdp_status fxdp_fleet_square_wave(const uint32_t seed[9], const uint64_t *devic
 fxdp_status fxdp_fleet_hybrid(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                               const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
                               uint64_t *bits_used);
+/* fxdp_numeric_md[_ct] per device: x holds n rows of cfg->d grid indices, out n rows of 2 cfg->k values. */
+fxdp_status fxdp_fleet_numeric_md(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                  const fxdp_md_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                                  uint64_t *bits_used);
 fxdp_status fxdp_fleet_geometric(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
                                  const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
                                  uint8_t *status, uint64_t *bits_used);

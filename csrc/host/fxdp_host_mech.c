@@ -5,7 +5,7 @@
  * (fxdp_rr_bool[_ct], fxdp_rr[_ct], fxdp_rappor[_ct], fxdp_unary_encoding[_ct],
  * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_local_hashing[_ct],
  * fxdp_duchi[_ct], fxdp_piecewise[_ct], fxdp_hybrid[_ct],
- * fxdp_square_wave[_ct], fxdp_geometric[_ct]),
+ * fxdp_square_wave[_ct], fxdp_numeric_md[_ct], fxdp_geometric[_ct]),
  * exactly as firmware would.  Not part of the firmware library.
  *
  * Device i: fxdp_rng_init_stream(seed[8], seed, device_ids[i], stream 0) (seed words: 8 key words,
@@ -28,6 +28,7 @@ typedef fxdp_status (*lh_fn)(fxdp_rng *, const fxdp_lh_cfg *, const uint32_t *, 
 typedef fxdp_status (*duchi_fn)(fxdp_rng *, const fxdp_duchi_cfg *, const uint32_t *, uint8_t *);
 typedef fxdp_status (*pm_fn)(fxdp_rng *, const fxdp_pm_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*hm_fn)(fxdp_rng *, const fxdp_hm_cfg *, const uint32_t *, uint32_t *);
+typedef fxdp_status (*md_fn)(fxdp_rng *, const fxdp_md_cfg *, const uint32_t *, uint32_t *);
 typedef fxdp_status (*geo_fn)(fxdp_rng *, const fxdp_geometric_cfg *, const int64_t *, int64_t *);
 
 static void device_rng(fxdp_rng *r, const uint32_t seed[9], uint64_t id, uint32_t first_block)
@@ -287,6 +288,27 @@ fxdp_status fxdp_fleet_hybrid(const uint32_t seed[9], const uint64_t *device_ids
         fxdp_rng r;
         device_rng(&r, seed, device_ids[i], first_block);
         status[i] = (uint8_t)f(&r, cfg, x + i, out + i);
+        if (bits_used != NULL) {
+            bits_used[i] = position(&r);
+        }
+    }
+    return first_error(status, n);
+}
+
+fxdp_status fxdp_fleet_numeric_md(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
+                                  const fxdp_md_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
+                                  uint64_t *bits_used)
+{
+    md_fn f = ct ? fxdp_numeric_md_ct : fxdp_numeric_md;
+    size_t i;
+
+    if (FLEET_ARGS_BAD(cfg)) {
+        return FXDP_ERR_PARAM;
+    }
+    for (i = 0; i < n; i++) {
+        fxdp_rng r;
+        device_rng(&r, seed, device_ids[i], first_block);
+        status[i] = (uint8_t)f(&r, cfg, x + i * (size_t)cfg->d, out + i * 2u * (size_t)cfg->k);
         if (bits_used != NULL) {
             bits_used[i] = position(&r);
         }

@@ -9,11 +9,28 @@ so that both ends lo and hi, and the midpoint, are on it, and the reading's posi
 [-1, 1], t_i = 2 i / N - 1 = (i - N/2) / (N/2), is dyadic: every probability built linearly
 from t_i is then a dyadic a / 2^(prob_bits + bits) and is drawn exactly by a dyadic Bernoulli.
 
-Readings -> indices (``grid_index``, ``grid_indices``): round to the nearest level (ties to
-even) in float64.  This is deterministic pre-processing of the device's own reading: it carries
-no privacy claim (every index is private) and biases a reading by at most half a step,
-(hi - lo) / 2^(bits + 1).  NaN, infinite or out-of-range readings are refused (ValueError),
-never clamped.  The fleet and C forms take indices (``simulate_device``; the export harness).
+Readings -> indices.  A release of a reading (``m(x)``, ``m.simulate(readings)``) rounds it to
+the grid by exact randomized rounding, which keeps the mean unbiased: a reading outside [lo, hi]
+is clamped to the nearer end; NaN and infinity are a ValueError, never a clamp.  Its position on
+the grid, phi = (x - lo) N / (hi - lo) in [0, N], is held in fixed point with ROUND_BITS = 32
+fraction bits, F = round(phi 2^32) (float64 arithmetic on the float reading: the only inexact
+step, an error of at most 2^-33 of a step plus float64's relative 2^-53); then, with
+i = floor(F / 2^32) and f = F mod 2^32, the index is i + Bernoulli(f / 2^32), drawn exactly
+(``randomized_round``: ``bernoulli_dyadic``, about 2 bits expected and at most 32, or
+``bernoulli_dyadic_ct`` in the constant-time forms, exactly 32 bits); a reading on the grid
+(f = 0) draws nothing.  So E[index] = F / 2^32: unbiased to 2^-33 of a step.
+
+Where the rounding lives: on the host, in the Python reference (``m(x, rng)``: from rng, before the
+release's own bits) and in the fleet simulation (``m.simulate``: the Numba kernel
+``_kernels_round.fleet_round`` draws from each device's *rounding stream*, the keyed stream
+(seed, device id, ROUND_STREAM = 2), independent of the release's stream 0, bit-identical to the
+reference on ``ChaCha20Source(seed, id, ROUND_STREAM)``).  The device form (C, the export harness,
+``simulate_device``) takes grid indices: a device's ADC code is its grid index, so the device has no
+off-grid readings to round.  The rounding's randomness is independent of the release's and the
+release is private for every index, so the rounding carries no privacy claim of its own; its bit use
+reveals only whether a reading was on the grid.  ``grid_indices`` / ``grid_index`` (and
+``fleet_inputs``, the device-form bridge to C) are the deterministic conversion: nearest level
+(ties to even), clamped, for readings the caller has already put on the grid.
 """
 from __future__ import annotations
 
@@ -30,6 +47,66 @@ from .base import Mechanism
 MAX_EPSILON = 64
 MIN_BITS, MAX_BITS = 1, 24          # grid: 2^bits intervals, indices < 2^24 + 1 (uint32 on the device)
 MIN_PROB_BITS, MAX_PROB_BITS = 2, 32  # p = a_p / 2^prob_bits; prob_bits + bits <= 56 < 64
+ROUND_BITS = 32                     # fraction bits of a reading's grid position (F < 2^(24 + 32 + 1))
+ROUND_STREAM = 2                    # the keyed stream (seed, id, 2) of the fleet's randomized rounding
+
+
+def fine_positions(values, lo, hi, n_steps):
+    """Readings (float64 array, any shape; lo, hi floats or arrays broadcasting against it) ->
+    int64 fixed-point grid positions F = round(phi 2^ROUND_BITS), phi = (x - lo) N / (hi - lo)
+    clamped to [0, N].  ValueError for NaN or infinite readings (never clamped)."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.size and not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)][0]
+        raise ValueError(f"readings must be finite numbers, got {bad!r} (NaN and infinity are refused, never "
+                         "clamped)")
+    phi = np.clip((arr - lo) * (n_steps / (np.asarray(hi, dtype=np.float64) - lo)), 0.0, float(n_steps))
+    return np.rint(phi * float(1 << ROUND_BITS)).astype(np.int64)
+
+
+def randomized_round(src, fine, constant_time=False, frac_bits=ROUND_BITS):
+    """Grid index of a fixed-point position F = i 2^frac_bits + f: i + Bernoulli(f / 2^frac_bits),
+    drawn exactly from src (lazy ``bernoulli_dyadic`` or ``bernoulli_dyadic_ct``); no bits when
+    f = 0.  E[result] = F / 2^frac_bits."""
+    from ..samplers import reference as ref
+    fine = int(fine)
+    i, f = fine >> frac_bits, fine & ((1 << frac_bits) - 1)
+    if f == 0:
+        return i
+    sample = ref.bernoulli_dyadic_ct if constant_time else ref.bernoulli_dyadic
+    return i + int(sample(src, f, frac_bits))
+
+
+def round_fleet(fine, seed, device_ids, constant_time, first_block=None):
+    """Grid indices of an int64 [n, d] array of fixed-point positions on each device's rounding
+    stream (Numba; ``randomized_round`` per device, attribute by attribute).  Returns
+    (indices, status, bits_used, ids); on-grid rows draw nothing."""
+    from ._fleet import check_first_block
+    from ._kernels_mech import check_device_ids, check_seed
+    from ._kernels_round import fleet_round
+    key = check_seed(seed)
+    fb = np.uint32(check_first_block(first_block))
+    fine = np.ascontiguousarray(fine, dtype=np.int64)
+    n = fine.shape[0]
+    ids = check_device_ids(device_ids, n)
+    out = np.zeros(fine.shape, dtype=np.int64)
+    status = np.zeros(n, dtype=np.uint8)
+    bits = np.zeros(n, dtype=np.int64)
+    fleet_round(key, ids, fb, np.uint32(ROUND_STREAM), np.int64(ROUND_BITS), bool(constant_time), fine, out, status,
+                bits)
+    return out, status, bits, ids
+
+
+def round_readings_fleet(fine, seed, device_ids, constant_time):
+    """round_fleet's indices, or the exception of the first failed device (nothing returned);
+    fine rows with no fraction skip the kernel."""
+    from ._kernels_mech import _finish
+    from ._fleet import _FIRST_BLOCK
+    fine = np.asarray(fine, dtype=np.int64)
+    if not (fine & ((1 << ROUND_BITS) - 1)).any():
+        return fine >> ROUND_BITS
+    out, status, _, ids = round_fleet(fine, seed, device_ids, constant_time, _FIRST_BLOCK)
+    return _finish(out, status, None, ids, "randomized rounding")
 
 
 def check_bits(name, value, lo, hi):
@@ -100,8 +177,9 @@ class GridNumeric(Mechanism):
 
     # --- readings and grid indices
     def grid_indices(self, values):
-        """Readings (numbers in [lo, hi]) -> int64 grid indices in [0, 2^bits], nearest level
-        (ties to even, float64); ValueError for NaN, infinite or out-of-range readings."""
+        """Readings (numbers) -> int64 grid indices in [0, 2^bits], nearest level (ties to even,
+        float64), readings outside [lo, hi] clamped; ValueError for NaN or infinite readings.  The
+        deterministic conversion (module docstring); releases round randomly (``round_reading``)."""
         arr = np.asarray(values)
         if arr.dtype == object or arr.dtype.kind not in "iuf":
             try:
@@ -118,11 +196,6 @@ class GridNumeric(Mechanism):
                 bad = arr[~np.isfinite(arr)][0]
                 raise ValueError(f"readings must be finite numbers in [{self.lo}, {self.hi}], got {bad!r} "
                                  "(NaN and infinity are refused, never clamped)")
-            mn, mx = arr.min(), arr.max()
-            if mn < self._lo_f or mx > self._hi_f:
-                bad = mn if mn < self._lo_f else mx
-                raise ValueError(f"readings must be in [{self.lo}, {self.hi}] = [lo, hi], got {bad!r} "
-                                 "(out-of-range readings are refused, never clamped)")
         idx = np.rint((arr - self._lo_f) * (self.N / (self._hi_f - self._lo_f)))
         return np.clip(idx, 0, self.N).astype(np.int64)
 
@@ -138,6 +211,38 @@ class GridNumeric(Mechanism):
 
     def check_input(self, x):
         return self.grid_index(x)
+
+    def fine_position(self, x):
+        """One reading -> its fixed-point grid position F (``fine_positions``)."""
+        if isinstance(x, bool) or not isinstance(x, (numbers.Real, Fraction)):
+            raise ValueError(f"x (reading) must be a number in [{self.lo}, {self.hi}], got {x!r}")
+        return int(fine_positions(np.array([float(x)]), self._lo_f, self._hi_f, self.N)[0])
+
+    def round_reading(self, src, x):
+        """One reading -> a grid index by exact randomized rounding from src (module docstring)."""
+        return randomized_round(src, self.fine_position(x), self.constant_time)
+
+    def __call__(self, x, rng=None):
+        """One release of reading x: randomized rounding to the grid, then the release, both from
+        rng (default system entropy)."""
+        from ..bitsource import BitSource, default_source
+        if rng is None:
+            rng = default_source()
+        elif not isinstance(rng, BitSource):
+            raise ValueError(f"rng must be a fxdp.bitsource.BitSource or None, got {type(rng).__name__}")
+        return self.release(rng, self.round_reading(rng, x))
+
+    def round_readings(self, values, seed, device_ids=None):
+        """n readings -> n grid indices, each device rounding on its rounding stream (Numba;
+        bit-identical to ``round_reading`` on ChaCha20Source(seed, id, ROUND_STREAM))."""
+        self.grid_indices(values)                     # the shape and type checks
+        fine = fine_positions(np.asarray(values, dtype=np.float64), self._lo_f, self._hi_f, self.N)
+        return round_readings_fleet(fine.reshape(-1, 1), seed, device_ids, self.constant_time).reshape(-1)
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation: the readings rounded to the grid on each device's rounding stream
+        (``round_readings``), then the fleet kernel on the indices (``simulate_device``)."""
+        return self.simulate_device(self.round_readings(values, seed, device_ids), seed, device_ids)
 
     def fleet_inputs(self, values):
         """Readings -> grid indices (the kernels' device form)."""
@@ -169,6 +274,15 @@ class GridNumeric(Mechanism):
         readings = self._lo_f + (self._hi_f - self._lo_f) * (idx / self.N)
         truth = float(self.lo + self.step * Fraction(int(idx.sum()), max(devices, 1)))
         return readings, truth
+
+    def true_statistic(self, values):
+        """The mean of the readings as a release sees them, clamped to [lo, hi] at the rounding's
+        2^-32-step resolution: what the unbiased mean estimates under randomized rounding."""
+        fine = fine_positions(np.asarray(values, dtype=np.float64).reshape(-1), self._lo_f, self._hi_f, self.N)
+        if fine.size == 0:
+            raise ValueError("readings must not be empty")
+        total = sum(int(v) for v in fine)
+        return float(self.lo + self.step * Fraction(total, fine.size << ROUND_BITS))
 
     def synthetic_population(self, devices, seed):
         """Beta(2, 5)-distributed readings on the grid; the truth is their mean."""

@@ -195,8 +195,7 @@ class SquareWave(Piecewise):
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation (Numba): values are n readings in [lo, hi]; returns n int64 cell
         indices, bit-identical to the C library; raises (nothing returned) on failure."""
-        from ._fleet import simulate
-        return simulate(self, values, seed, device_ids)
+        return super().simulate(values, seed, device_ids)
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_sw import fleet_square_wave
@@ -321,11 +320,13 @@ class SquareWave(Piecewise):
         return MeanAndHistogram(mean, hist, self.bin_edges)
 
     def true_statistic(self, values):
-        """[mean, share per bin] of readings in [lo, hi] (exact mean of the grid readings)."""
+        """[mean, share per bin]: the mean of the clamped readings (``GridNumeric.true_statistic``,
+        what the unbiased mean estimates under randomized rounding), the bins of their nearest
+        grid levels."""
         i = self.grid_indices(values)
         if i.size == 0:
             raise ValueError("readings must not be empty")
-        mean = float(self.lo + self.step * Fraction(int(i.sum()), i.shape[0]))
+        mean = super().true_statistic(values)
         return np.concatenate([[mean], np.bincount(self.bin_of(i), minlength=self.bins) / i.shape[0]])
 
     def synthetic_population(self, devices, seed):

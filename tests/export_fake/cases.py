@@ -118,3 +118,11 @@ CASES["hybrid_lazy"] = lambda: M.make_hybrid(0, 1, 2, bits=4, prob_bits=8)
 # prob_bits = 8, epsilon 1.5 (w = 6: rejection-sampled window cell) varies.
 CASES["square_wave_ct"] = lambda: M.make_square_wave(0, 40, 2, bits=8, constant_time=True)
 CASES["square_wave_lazy"] = lambda: M.make_square_wave(0, 1, "3/2", bits=4, prob_bits=8)
+
+# Multi-dimensional numeric readings (d grid indices in, k attributes then k reports out): the CT case
+# at d = 4, k = 1 (Floyd's one draw uniform_below(4) never rejects, so its counts are constant) through
+# the constant-time Piecewise; the lazy case at d = 3, k = 2 (uniform_below(3) rejects) through the lazy
+# Hybrid at bits = 4, prob_bits = 8.
+CASES["numeric_multidim_ct"] = lambda: M.make_numeric_multidim(0, 40, 2, 4, base="piecewise", bits=8,
+                                                               constant_time=True)
+CASES["numeric_multidim_lazy"] = lambda: M.make_numeric_multidim(0, 1, 5, 3, base="hybrid", bits=4, prob_bits=8)

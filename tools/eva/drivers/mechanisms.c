@@ -25,6 +25,7 @@ static fxdp_lh_cfg lc;
 static fxdp_duchi_cfg dc;
 static fxdp_pm_cfg pc;
 static fxdp_hm_cfg hmc;
+static fxdp_md_cfg mdc;
 
 static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
 static uint8_t ue_out[FXDP_UE_MAX_D];
@@ -32,6 +33,7 @@ static uint32_t x32, o32;
 static uint16_t ss_out[FXDP_SS_MAX_D - 1u];      /* k < d <= FXDP_SS_MAX_D */
 static uint32_t lh_out[3];
 static int64_t x64[FXDP_GEOMETRIC_MAX_N], o64[FXDP_GEOMETRIC_MAX_N];
+static uint32_t md_x[FXDP_MD_MAX_D], md_out[2u * FXDP_MD_MAX_K];   /* d <= FXDP_MD_MAX_D, 2k outputs */
 
 void eva_rr_bool(void)
 {
@@ -224,4 +226,18 @@ void eva_hybrid_ct(void)
     eva_unknown(&hmc, sizeof hmc);
     eva_unknown(&x32, sizeof x32);
     (void)fxdp_hybrid_ct(eva_rng_or_null(), EVA_OR_NULL(&hmc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
+}
+
+void eva_numeric_md(void)
+{
+    eva_unknown(&mdc, sizeof mdc);
+    eva_unknown(md_x, sizeof md_x);
+    (void)fxdp_numeric_md(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
+}
+
+void eva_numeric_md_ct(void)
+{
+    eva_unknown(&mdc, sizeof mdc);
+    eva_unknown(md_x, sizeof md_x);
+    (void)fxdp_numeric_md_ct(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
 }

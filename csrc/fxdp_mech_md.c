@@ -1,0 +1,131 @@
+/*
+ * fxdp_mech_md.c -- multi-dimensional numeric readings (Wang et al., ICDE
+ * 2019, section IV): a device with d readings reports k of them, sampled
+ * uniformly, each through a 1-dim grid mechanism (Duchi, Piecewise or Hybrid)
+ * at epsilon / k.
+ *
+ * Definition and bit use: fxdp/mechanisms/numeric_multidim.py
+ * (NumericMultiDim.release): Floyd's k draws t = uniform_below(j + 1), j = d - k
+ * .. d - 1 (S gets j when t is already in S, else t), then the base
+ * mechanism's draws (fxdp_i_duchi_run, fxdp_i_pm_run, fxdp_i_hm_run) for the
+ * attributes of S in increasing order.  S is kept sorted in a k-entry stack
+ * array; the reports go to a second one, so out is written only on FXDP_OK.
+ * The subset's bits depend on (d, k) and the stream only; in the _ct form the
+ * base's draws are its constant-time ones, so time and bit use do not depend
+ * on x.  The Numba twin is fxdp/mechanisms/_kernels_md.py.  Every parameter
+ * and every x[a] is checked before any draw.
+ */
+#include "fxdp_internal.h"
+
+static int md_base_ok(const fxdp_md_cfg *cfg, uint32_t x)
+{
+    if (cfg->base == 0u) {
+        return fxdp_i_duchi_ok(&cfg->hm.duchi, x);
+    }
+    if (cfg->base == 1u) {
+        return fxdp_i_pm_ok(&cfg->hm.pm, x);
+    }
+    return cfg->base == 2u && fxdp_i_hm_ok(&cfg->hm, x);
+}
+
+static fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, const uint32_t *out)
+{
+    uint32_t a;
+
+    if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (cfg->d < 1u || cfg->d > FXDP_MD_MAX_D || cfg->k < 1u || cfg->k > cfg->d || cfg->k > FXDP_MD_MAX_K) {
+        return FXDP_ERR_PARAM;
+    }
+    for (a = 0; a < cfg->d; a++) {
+        if (!md_base_ok(cfg, x[a])) {
+            return FXDP_ERR_PARAM;
+        }
+    }
+    return fxdp_i_ready(r);
+}
+
+/* S <- a uniform k-subset of [0, d), increasing (Floyd): draw n takes j = d - k + n. */
+static fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint16_t *sel)
+{
+    uint32_t n, j, q, v, t;
+    fxdp_status st;
+
+    for (n = 0; n < k && n < FXDP_MD_MAX_K; n++) {
+        j = d - k + n;
+        st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
+        if (st != FXDP_OK) {
+            return st;
+        }
+        v = t;
+        for (q = 0; q < n; q++) {           /* j itself is never chosen yet: all members are < j */
+            if (sel[q] == t) {
+                v = j;
+            }
+        }
+        q = n;
+        while (q > 0u && sel[q - 1u] > v) {
+            sel[q] = sel[q - 1u];
+            q--;
+        }
+        sel[q] = (uint16_t)v;
+    }
+    return FXDP_OK;
+}
+
+static fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, uint32_t *y, int ct)
+{
+    uint8_t bit = 0;
+    fxdp_status st;
+
+    if (cfg->base == 0u) {
+        st = fxdp_i_duchi_run(r, &cfg->hm.duchi, x, &bit, ct);
+        *y = bit;
+        return st;
+    }
+    if (cfg->base == 1u) {
+        return fxdp_i_pm_run(r, &cfg->hm.pm, x, y, ct);
+    }
+    return fxdp_i_hm_run(r, &cfg->hm, x, y, ct);
+}
+
+static fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
+{
+    uint16_t sel[FXDP_MD_MAX_K] = { 0 };     /* d <= 256 */
+    uint32_t ys[FXDP_MD_MAX_K] = { 0 };
+    uint32_t q, k = cfg->k;
+    fxdp_status st = md_subset(r, cfg->d, k, sel);
+
+    for (q = 0; q < k && q < FXDP_MD_MAX_K && st == FXDP_OK; q++) {
+        st = md_report(r, cfg, x[sel[q]], &ys[q], ct);
+    }
+    if (st != FXDP_OK) {
+        return st;
+    }
+    for (q = 0; q < k && q < FXDP_MD_MAX_K; q++) {
+        out[q] = sel[q];
+        out[k + q] = ys[q];
+    }
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out)
+{
+    fxdp_status st = md_check(r, cfg, x, out);
+
+    if (st != FXDP_OK) {
+        return st;
+    }
+    return md_run(r, cfg, x, out, 0);
+}
+
+fxdp_status fxdp_numeric_md_ct(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out)
+{
+    fxdp_status st = md_check(r, cfg, x, out);
+
+    if (st != FXDP_OK) {
+        return st;
+    }
+    return md_run(r, cfg, x, out, 1);
+}
