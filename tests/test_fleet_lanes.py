@@ -32,8 +32,9 @@ def test_lane_blocks_equal_the_scalar_block(count):
     rng = np.random.default_rng(count)
     for _ in range(20):
         key = rng.integers(0, 1 << 32, 8, dtype=np.uint64).astype(np.uint32)
-        ids = rng.integers(0, 1 << 63, 40, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, 40, dtype=np.uint64)
-        base = int(rng.integers(0, 40 - count + 1))
+        m = LANES + 8
+        ids = rng.integers(0, 1 << 63, m, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, m, dtype=np.uint64)
+        base = int(rng.integers(0, m - count + 1))
         counter = int(rng.choice([0, 1, 0xFFFFFFFE, int(rng.integers(0, 1 << 32))]))
         stream = int(rng.integers(0, 1 << 32))
         x = np.full((16, LANES), 0xA5A5A5A5, np.uint32)
