@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA,
-                       MODE_CHACHA_FKE, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0,
+                       MODE_CHACHA_FKE, MODE_REPLAY, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0,
                        _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure,
                        _rotl)
 
@@ -173,3 +173,62 @@ def seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
     if l == 0:
         lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, stream, lanes)
     seed_lane(state, key, device_ids[i], first_block, stream, lanes, l)
+
+
+# --------------------------------------------------------------------------
+# fast start: most fleet releases read only words of the device's first block.  For them the
+# device's state need not be a keyed state: start_device_fast gives it just those words in replay
+# mode (the words the keyed state would serve, in the same order, from the same word position),
+# so the release reads exactly what it would read on the keyed stream.  If it needs more, the
+# replay runs out and fails with ERR_ENTROPY; the caller then restarts the device on the keyed
+# state (seed_lane) and runs the release again from the beginning, which reads the same words
+# and goes on into the next blocks.  Every output, status and bit count is therefore the keyed
+# path's.  The saving is the prologue: 13 (version 2) or 21 (version 1) words stored per device
+# instead of all 38.
+
+@_ijit
+def start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
+    """The fleet loop's prologue for device i of the chunk [lo, hi) (as seed_device): the first
+    blocks of the next LANES devices at every LANES-th one, then the device's start.  Returns True
+    when the start is the fast one (replay of the first block's served words; restart with
+    restart_device on ERR_ENTROPY, position with fast_bits_used), False when it is the keyed
+    state (at first_block = 0xFFFFFFFF, where no block is served)."""
+    l = (i - lo) % LANES
+    if l == 0:
+        lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, stream, lanes)
+    if np.uint32(first_block) == LAST_COUNTER:
+        seed_lane(state, key, device_ids[i], first_block, stream, lanes, l)
+        return False
+    state[STATUS] = _Z32
+    state[BITBUF] = _Z32
+    state[BITCOUNT] = _Z32
+    state[BLOCK_LEN] = np.uint32(16)
+    state[MODE] = np.uint32(MODE_REPLAY)
+    if fast_key_erasure(key):         # words 0..7 are the next key: not served
+        state[WORD_POS] = np.uint32(8)
+    else:
+        state[WORD_POS] = _Z32
+        state[BLOCK] = lanes[0, l]; state[BLOCK + 1] = lanes[1, l]; state[BLOCK + 2] = lanes[2, l]
+        state[BLOCK + 3] = lanes[3, l]; state[BLOCK + 4] = lanes[4, l]; state[BLOCK + 5] = lanes[5, l]
+        state[BLOCK + 6] = lanes[6, l]; state[BLOCK + 7] = lanes[7, l]
+    state[BLOCK + 8] = lanes[8, l]; state[BLOCK + 9] = lanes[9, l]; state[BLOCK + 10] = lanes[10, l]
+    state[BLOCK + 11] = lanes[11, l]; state[BLOCK + 12] = lanes[12, l]; state[BLOCK + 13] = lanes[13, l]
+    state[BLOCK + 14] = lanes[14, l]; state[BLOCK + 15] = lanes[15, l]
+    return True
+
+
+@_ijit
+def restart_device(state, lanes, key, device_ids, i, lo, first_block, stream):
+    """Device i's keyed start (seed_lane from the lanes start_device_fast filled), for a release
+    that ran out of its fast start's words: run it again from the beginning on this state."""
+    seed_lane(state, key, device_ids[i], first_block, stream, lanes, (i - lo) % LANES)
+
+
+@_ijit
+def fast_bits_used(state, key, first_block):
+    """Stream bits used by a release that ran on the fast start, as bits_used_nb counts them on
+    the keyed state: (first_block + 1) blocks of 512 bits (256 under version 2) less the words
+    not yet served and the bits still buffered."""
+    per_block = np.int64(256) if fast_key_erasure(key) else np.int64(512)
+    return ((np.int64(np.uint32(first_block)) + np.int64(1)) * per_block
+            - (np.int64(16) - np.int64(state[WORD_POS])) * np.int64(32) - np.int64(state[BITCOUNT]))
