@@ -29,7 +29,11 @@ Fleet (``numba.prange`` over chunks of devices, ``nogil``): device i starts
 the keyed stream (seed, device_ids[i], stream 0) at block ``first_block``
 (0 for the real stream; tests move it near the end of the keystream to inject
 entropy failure), releases its input and records its status and, if
-``bits_out`` is non-empty, its final stream position (``bits_used``):
+``bits_out`` is non-empty, its final stream position (``bits_used``).  The
+first blocks of 32 devices come from one multi-lane pass, and a device starts
+on its first block's words alone (``start_device_fast`` in
+fxdp/samplers/_nb_lanes.py; a release that needs more runs again on the keyed
+state), which leaves every output, status and position as the keyed path has it:
 
 * ``fleet_rr_bool(key, ids, first_block, a, k, ct, x, out, status, bits_out)``
 * ``fleet_rr(key, ids, first_block, t, w0, k, thresholds, ct, x, out, status, bits_out)``
