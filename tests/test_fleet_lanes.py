@@ -3,6 +3,11 @@ block function and the RFC 8439 vector, and the lane-seeded device state against
 import numpy as np
 import pytest
 
+from fxdp.bitsource import ChaCha20Source, Seed, derive_key_nonce
+from fxdp.errors import ERR_ENTROPY as ENTROPY, EntropyError
+from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
+                             make_rappor)
+from fxdp.mechanisms import _fleet
 from fxdp.samplers import _nb_core as C
 from fxdp.samplers._nb_lanes import LANES, lane_blocks, seed_lane
 
@@ -32,8 +37,9 @@ def test_lane_blocks_equal_the_scalar_block(count):
     rng = np.random.default_rng(count)
     for _ in range(20):
         key = rng.integers(0, 1 << 32, 8, dtype=np.uint64).astype(np.uint32)
-        ids = rng.integers(0, 1 << 63, 40, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, 40, dtype=np.uint64)
-        base = int(rng.integers(0, 40 - count + 1))
+        m = LANES + 8
+        ids = rng.integers(0, 1 << 63, m, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, m, dtype=np.uint64)
+        base = int(rng.integers(0, m - count + 1))
         counter = int(rng.choice([0, 1, 0xFFFFFFFE, int(rng.integers(0, 1 << 32))]))
         stream = int(rng.integers(0, 1 << 32))
         x = np.full((16, LANES), 0xA5A5A5A5, np.uint32)
@@ -60,3 +66,76 @@ def test_seed_lane_is_the_scalar_state_after_its_first_refill(first_block):
             assert C._fetch(lane) == C._fetch(scalar)
             assert C.bits_used_nb(lane) == C.bits_used_nb(scalar)
         assert (lane == scalar).all()
+
+
+def _reference_release(m, src, x):
+    if hasattr(m, "release_index"):
+        return m.release_index(src, int(x))
+    if hasattr(m, "flip_prob"):                                  # RAPPOR
+        return m.release(src, [int(b) for b in x])
+    if getattr(m, "vector", False):
+        return m.release(src, [int(v) for v in x])
+    if hasattr(m, "scale"):
+        return m.release(src, int(x))
+    return m.release(src, bool(x))
+
+
+def _fast_start_cases(g, n):
+    """Mechanisms whose fleet kernels start devices on the fast (replay) start, with releases
+    inside the first block (RR), across blocks under either version (RAPPOR, constant time: 32
+    bits per bit; the lazy geometric vector now and then) and on both forms."""
+    rows = np.zeros((n, 24), dtype=np.uint8)
+    rows[np.arange(n), g.integers(0, 24, n)] = 1
+    return [
+        (make_randomized_response_bool(0.75), g.random(n) < 0.3),
+        (make_randomized_response_bool(0.75, constant_time=True), g.random(n) < 0.3),
+        (make_randomized_response(list("abcdefg"), 0.5), g.integers(0, 8, n)),
+        (make_randomized_response(list("abcdefg"), 0.5, constant_time=True), g.integers(0, 8, n)),
+        (make_rappor(0.4, 1, 24, constant_time=True), rows),
+        (make_rappor(0.4, 1, 24), rows),
+        (make_geometric(10, (0, 100), vector=True), g.integers(0, 101, (n, 6))),
+        (make_geometric(10, (0, 100), constant_time=True), g.integers(0, 101, n)),
+    ]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("first_block", [0, 7, 0xFFFFFFFE, 0xFFFFFFFF])
+def test_fast_start_fleets_follow_the_reference(version, first_block):
+    """The mechanism fleets (_kernels_mech) start a device on its first block's served words in
+    replay mode and restart it on the keyed state when the release needs more
+    (start_device_fast / restart_device): outputs, statuses and bits used equal the plain-Python
+    reference's on a keyed source that starts at first_block, for devices of the lane tail too
+    (n = 2 LANES + 7)."""
+    seed = Seed(0x1234_5678_9ABC_DEF0, stream_version=version)
+    n = 2 * LANES + 7
+    g = np.random.default_rng([version, first_block])
+    ids = g.integers(0, 1 << 63, n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    per_block = 256 if version == 2 else 512
+    within = beyond = failed = 0
+    for m, x in _fast_start_cases(g, n):
+        out, st, bits, _ = _fleet.simulate_detailed(m, x, seed, device_ids=ids, first_block=first_block)
+        out = np.asarray(out).reshape(n, -1)
+        for i in range(n):
+            key, nonce = derive_key_nonce(seed, int(ids[i]), 0)
+            src = ChaCha20Source(None, key=key, nonce=nonce, counter=first_block, version=version)
+            try:
+                y = _reference_release(m, src, x[i])
+            except EntropyError:
+                assert st[i] == ENTROPY, (m.kind, i)
+                failed += 1
+                continue
+            assert st[i] == 0, (m.kind, i, int(st[i]))
+            assert out[i].tolist() == (list(y) if isinstance(y, (list, tuple)) else [y]), (m.kind, i)
+            assert int(bits[i]) == first_block * per_block + src.bits_used, (m.kind, i)
+            if src.bits_used <= per_block:
+                within += 1
+            else:
+                beyond += 1
+    # both paths ran: releases inside the first block, and releases that needed the restart (which
+    # fail when the next block would be the stream's last counter)
+    if first_block < 0xFFFFFFFE:
+        assert within > 0 and beyond > 0 and failed == 0
+    elif first_block == 0xFFFFFFFE:
+        assert within > 0 and failed > 0
+    else:
+        assert within == beyond == 0 and failed > 0

@@ -29,7 +29,11 @@ Fleet (``numba.prange`` over chunks of devices, ``nogil``): device i starts
 the keyed stream (seed, device_ids[i], stream 0) at block ``first_block``
 (0 for the real stream; tests move it near the end of the keystream to inject
 entropy failure), releases its input and records its status and, if
-``bits_out`` is non-empty, its final stream position (``bits_used``):
+``bits_out`` is non-empty, its final stream position (``bits_used``).  The
+first blocks of 32 devices come from one multi-lane pass, and a device starts
+on its first block's words alone (``start_device_fast`` in
+fxdp/samplers/_nb_lanes.py; a release that needs more runs again on the keyed
+state), which leaves every output, status and position as the keyed path has it:
 
 * ``fleet_rr_bool(key, ids, first_block, a, k, ct, x, out, status, bits_out)``
 * ``fleet_rr(key, ids, first_block, t, w0, k, thresholds, ct, x, out, status, bits_out)``
@@ -57,8 +61,10 @@ import numpy as np
 from ..bitsource import Seed
 from ..errors import OK as _OK, raise_for_status
 from ..samplers import _kernels as K
-from ..samplers._nb_lanes import LANES, seed_device
-from ..samplers._kernels import (BITCOUNT, BLOCK_LEN, COUNTER, ERR_PARAM, KEY, MODE, MODE_CHACHA_FKE, NONCE, OK,
+from ..samplers._nb_lanes import (LANES, fast_bits_used, restart_device, seed_device,
+                                  start_device_fast)
+from ..samplers._kernels import (BITCOUNT, BLOCK_LEN, COUNTER, ERR_ENTROPY, ERR_PARAM, KEY, MODE,
+                                 MODE_CHACHA_FKE, NONCE, OK,
                                  SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _load, _rd_dyadic,
                                  _rd_dyadic_ct, _rd_laplace, _rd_table, _rd_uniform_below, _store)
 
@@ -379,14 +385,19 @@ def stream_rr(state, t, w0, k, thresholds, ct, xs, out):
 def _chunk_rr_bool(state, lanes, key, device_ids, lo, hi, first_block, a, k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
-        st, y, buf, c = _rr_bool_rd(state, _U0, _U0, a, k, ct, x[i])
+        fast = start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        while True:
+            st, y, buf, c = _rr_bool_rd(state, _U0, _U0, a, k, ct, x[i])
+            if not (fast and st == ERR_ENTROPY):
+                break
+            restart_device(state, lanes, key, device_ids, i, lo, first_block, 0)
+            fast = False
         status[i] = np.uint8(st)
         if st == OK:
             out[i] = y
         if want_bits:
             _store(state, buf, c)
-            bits_out[i] = _pos(state)
+            bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
 @_jit
@@ -394,14 +405,19 @@ def _chunk_rr(state, lanes, key, device_ids, lo, hi, first_block, t, w0, k, thre
               bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
-        st, y, buf, c = _rr_rd(state, _U0, _U0, t, w0, k, thresholds, ct, x[i])
+        fast = start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        while True:
+            st, y, buf, c = _rr_rd(state, _U0, _U0, t, w0, k, thresholds, ct, x[i])
+            if not (fast and st == ERR_ENTROPY):
+                break
+            restart_device(state, lanes, key, device_ids, i, lo, first_block, 0)
+            fast = False
         status[i] = np.uint8(st)
         if st == OK:
             out[i] = y
         if want_bits:
             _store(state, buf, c)
-            bits_out[i] = _pos(state)
+            bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
 @_jit
@@ -409,14 +425,19 @@ def _chunk_rappor(state, lanes, tmp, key, device_ids, lo, hi, first_block, a, bi
                   bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
-        st = _rappor_row(state, a, bits, ct, x[i], tmp)
+        fast = start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        while True:
+            st = _rappor_row(state, a, bits, ct, x[i], tmp)
+            if not (fast and st == ERR_ENTROPY):
+                break
+            restart_device(state, lanes, key, device_ids, i, lo, first_block, 0)
+            fast = False
         status[i] = np.uint8(st)
         if st == OK:
             for j in range(tmp.shape[0]):
                 out[i, j] = tmp[j]
         if want_bits:
-            bits_out[i] = _pos(state)
+            bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
 @_jit
@@ -424,14 +445,19 @@ def _chunk_geometric(state, lanes, tmp, key, device_ids, lo, hi, first_block, mo
                      thresholds, k, width, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
-        st = _geo_row(state, mode, s, t, lo_b, hi_b, thresholds, k, width, x[i], tmp)
+        fast = start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        while True:
+            st = _geo_row(state, mode, s, t, lo_b, hi_b, thresholds, k, width, x[i], tmp)
+            if not (fast and st == ERR_ENTROPY):
+                break
+            restart_device(state, lanes, key, device_ids, i, lo, first_block, 0)
+            fast = False
         status[i] = np.uint8(st)
         if st == OK:
             for j in range(tmp.shape[0]):
                 out[i, j] = tmp[j]
         if want_bits:
-            bits_out[i] = _pos(state)
+            bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
 @_pjit

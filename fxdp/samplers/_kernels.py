@@ -15,7 +15,8 @@ kernel, helper and constant, and holds ``SAMPLERS``, ``PARAM_TYPES`` and
 * ``_nb_core``: state layout, status codes, compilation modes, the Python
   state helpers, ChaCha20, the buffered bit reader and fleet seeding;
 * ``_nb_lanes``: the multi-lane ChaCha20 that computes the first keystream
-  block of LANES fleet devices at once, and the lane-seeded device state;
+  block of LANES fleet devices at once, the lane-seeded device state and the
+  fast start (a device on its first block's words, restarted when it needs more);
 * ``_nb_drivers``: the generic single-draw / fill / fleet drivers, which take
   the sampler's ``_rd_<x>`` reader as a first-class function (and why they are
   not a closure factory);
@@ -128,7 +129,8 @@ from ._nb_core import (  # noqa: F401
     new_state, replay_bits, replay_into, replay_state, seed_key_words, seed_state, status_of)
 from ._nb_drivers import (  # noqa: F401
     FLEET_CHUNK, _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet)
-from ._nb_lanes import LANES, lane_blocks, seed_device, seed_lane  # noqa: F401
+from ._nb_lanes import (  # noqa: F401
+    LANES, _Z32, fast_bits_used, lane_blocks, restart_device, seed_device, seed_lane, start_device_fast)
 from ._nb_uniform import (  # noqa: F401
     _bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform, _rd_dyadic, _rd_dyadic_ct,
     _rd_dyadic_odd, _rd_rational, _rd_table, _rd_uniform_below, bernoulli_dyadic,
