@@ -515,7 +515,8 @@ int main(int argc, char **argv)
     if (argc > 2) {
         fail_at = (uint32_t)atoi(argv[2]);
     }
-    st = fxdp_init_health_drbg(&r, &h, fill, NULL);
+    /* 'H': no health state; 'F': no board fill (bad parameters) */
+    st = fxdp_init_health_drbg(&r, mode == 'H' ? NULL : &h, mode == 'F' ? NULL : fill, NULL);
     printf("init %d %d\n", (int)st, (int)h.failed);
     for (i = 0; i < 7u; i++) {
         x[0] = (fxdp_input_t)(3u * i);
@@ -625,6 +626,10 @@ def test_health_tested_drbg_on_host(tmp_path):
             for f in fills:
                 ref.feed(f)
         assert ref.failed == reason and f == fills[-1], mode
+    # bad parameters: FXDP_ERR_PARAM, and the rng releases nothing (h untouched without h)
+    for mode in ("H", "F"):
+        fills, init, rel = _health_run(exe, mode)
+        assert fills == [] and init[0] == 1 and [r[:2] for r in rel] == [(2, 77)] * 7, mode
     exe3 = _health_build(tmp_path, m, interval=3)
     calls_at_seed = health.STARTUP_SAMPLES // health.STARTUP_CHUNK + 1      # start-up calls, then the seed
     good_fills, _, good = _health_run(exe3, "g")

@@ -183,7 +183,8 @@ def health_h_lines(hc: dict) -> list[str]:
             "/* Init h over board_fill(ctx) with the cut-offs above (start-up test: FXDP_HEALTH_STARTUP bytes), then",
             " * r as the DRBG over fxdp_health_fill(h), so that its seed and every reseed are health-tested.",
             " * FXDP_OK, or FXDP_ERR_ENTROPY (a test or the board failed: r releases nothing, sticky; h->failed",
-            " * says why) or FXDP_ERR_PARAM (r or h NULL).  h must outlive r. */",
+            " * says why) or FXDP_ERR_PARAM (r, h or board_fill NULL; r, if given, then releases nothing).",
+            " * h must outlive r. */",
             "fxdp_status fxdp_init_health_drbg(fxdp_rng *r, fxdp_health *h, fxdp_fill_fn board_fill, void *ctx);", ""]
 
 
@@ -198,14 +199,18 @@ fxdp_status fxdp_init_health_drbg(fxdp_rng *r, fxdp_health *h, fxdp_fill_fn boar
 {
     fxdp_status st;
 
-    if (r == NULL || h == NULL) {
+    if (r == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (h == NULL) {
+        (void)fxdp_rng_init_drbg(r, NULL, NULL);     /* r dead: nothing is released from it */
         return FXDP_ERR_PARAM;
     }
     st = fxdp_health_init(h, board_fill, ctx, FXDP_HEALTH_H256, FXDP_HEALTH_APT_CUTOFF);
-    /* Even after a failed start-up test r is initialised over the (failed, sticky) health fill,
-     * so that r itself is an rng in its entropy-failure state: every release returns FXDP_ERR_ENTROPY. */
+    /* Even after a failed start-up test (or a NULL board_fill) r is initialised over the failed,
+     * sticky health fill, so that r is an rng in its entropy-failure state: every release fails. */
     if (fxdp_rng_init_drbg(r, health_fill, h) != FXDP_OK || st != FXDP_OK) {
-        return FXDP_ERR_ENTROPY;
+        return st == FXDP_ERR_PARAM ? FXDP_ERR_PARAM : FXDP_ERR_ENTROPY;
     }
     return FXDP_OK;
 }
