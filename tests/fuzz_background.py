@@ -94,7 +94,9 @@ def start(config) -> FuzzRun:
 
 def selected(session) -> bool:
     """Will the session run the fuzz test (collected, not deselected, not skipped for lack of --slow)?"""
-    return session.config.getoption("--slow") and any(i.nodeid.endswith(TEST_ID) for i in session.items)
+    if session.config.option.collectonly or not session.config.getoption("--slow"):
+        return False
+    return any(i.nodeid.endswith(TEST_ID) for i in session.items)
 
 
 def stop(config):
