@@ -1,7 +1,7 @@
 """The `fxdp` command line (layer 6).
 
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
-    fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT]
+    fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
@@ -156,7 +156,9 @@ def cmd_export(args):
     target = args.target or cfg.target
     if not target:
         raise ValueError("--target NAME is required (or a [target] table in the config); see `fxdp targets`")
-    files = generate(cfg.mechanism, target, args.out, force=args.force, formats=args.format)
+    min_entropy = args.min_entropy if args.min_entropy is not None else cfg.min_entropy
+    files = generate(cfg.mechanism, target, args.out, force=args.force, formats=args.format,
+                     min_entropy=min_entropy)
     if args.json:
         _print_json({"files": [str(f) for f in files]})
     else:
@@ -332,6 +334,10 @@ def build_parser():
     e.add_argument("--force", action="store_true", help="write into a non-empty directory")
     e.add_argument("--format", choices=["arduino", "platformio", "esp-idf", "zephyr", "cmake", "make"],
                    help="packaging (docs/export.md); default: Makefile, CMake and, for AVR and Cortex-M, Arduino")
+    e.add_argument("--min-entropy", metavar="BITS",
+                   help="min-entropy per byte of the board's source for the SP 800-90B health tests, "
+                        "an exact value in [1/256, 8] such as 2, 1/2 or 2.5 (default: [target] min_entropy, "
+                        "else 2; docs/health.md)")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_export)
     s = sub.add_parser("simulate", help="simulate a fleet and estimate the statistic")

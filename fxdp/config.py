@@ -7,6 +7,7 @@
 
     [target]                             # optional
     name = "cortex-m0plus"
+    min_entropy = "2"                    # optional: bits per byte of the board's source (health tests)
 
     [simulation]                         # optional
     devices = 100000
@@ -112,6 +113,9 @@ class Config:
     target: str | None = None
     simulation: dict = field(default_factory=dict)
     path: Path | None = None
+    # [target] min_entropy: the board source's min-entropy per byte (bits, an exact string or int) for
+    # the export's health tests (docs/health.md); None: the export's default
+    min_entropy: str | int | None = None
 
     def seed(self, value=None):
         """The simulation seed as a fxdp.Seed: `value` (e.g. --seed) or [simulation] seed (default
@@ -139,6 +143,7 @@ def config_from_dict(data, path=None):
         raise ValueError(f"config: unknown table(s) {unknown}; valid: mechanism, target, simulation")
     m = mechanism_from_table(data.get("mechanism"))
     target = _target_from_table(data.get("target"))
+    min_entropy = _min_entropy_from_table(data.get("target"))
     sim = data.get("simulation", {})
     if not isinstance(sim, dict):
         raise ValueError("config: [simulation] must be a table with keys devices, seed, stream_version")
@@ -151,7 +156,23 @@ def config_from_dict(data, path=None):
             v = sim[key]
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise ValueError(f"config: [simulation] {key} must be an integer in [{lo}, {hi}], got {v!r}")
-    return Config(m, target, sim, path)
+    return Config(m, target, sim, path, min_entropy)
+
+
+def _min_entropy_from_table(table):
+    """[target] min_entropy: an integer or an exact string ("2", "1/2", "2.5") in [1/256, 8] bits per byte."""
+    if not isinstance(table, dict) or "min_entropy" not in table:
+        return None
+    v = table["min_entropy"]
+    from .health import h256_from_min_entropy
+    try:
+        if isinstance(v, bool) or not isinstance(v, (int, str)):
+            raise TypeError
+        h256_from_min_entropy(v)
+    except (TypeError, ValueError):
+        raise ValueError('config: [target] min_entropy (bits per byte) must be an integer or an exact string '
+                         f'such as "1/2" or "2.5", in [1/256, 8]; got {v!r}') from None
+    return v
 
 
 def _target_from_table(table):
@@ -159,9 +180,9 @@ def _target_from_table(table):
         return None
     if not isinstance(table, dict):
         raise ValueError('config: [target] must be a table, e.g. [target] name = "cortex-m0plus"')
-    bad = sorted(set(table) - {"name"})
+    bad = sorted(set(table) - {"name", "min_entropy"})
     if bad:
-        raise ValueError(f"config: unknown [target] key(s) {bad}; valid: name")
+        raise ValueError(f"config: unknown [target] key(s) {bad}; valid: name, min_entropy")
     name = table.get("name")
     if name is None:
         return None

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import fuzz_background
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -16,9 +18,21 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    # the fuzz test last: its run goes on in the background meanwhile (tests/fuzz_background.py)
+    items.sort(key=lambda item: item.nodeid.endswith(fuzz_background.TEST_ID))
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="heavier sweep: run with --slow (CI does)")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_collection_finish(session):
+    """Start the CI fuzz run now, in the background at nice 19, if the session will run its test."""
+    if fuzz_background.selected(session):
+        fuzz_background.start(session.config)
+
+
+def pytest_unconfigure(config):
+    fuzz_background.stop(config)       # a run the session did not collect is killed

@@ -468,3 +468,174 @@ def test_drbg_reseed_interval(tmp_path):
     bad = subprocess.run([str(runs[3]), "3"], capture_output=True, text=True, check=True).stdout.split("\n")
     rel = [ln for ln in bad if ln.startswith("release")]
     assert rel[:6] == want[:6] and rel[6] == "release 2 77"
+
+
+# --------------------------------------------------------------------------- entropy health tests
+
+_HEALTH_MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "fxdp_config.h"
+
+/* The raw source: 'g' good (an LCG's high bytes, printed), 's' stuck at one byte, 'b' biased (every
+ * other byte 0, no runs), 'l' good for the first fill calls, stuck from call FAIL_AT on. */
+static char mode = 'g';
+static uint32_t lcg = 12345u, calls = 0u, fail_at = 0xFFFFFFFFu;
+
+static int fill(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    calls++;
+    for (i = 0; i < n; i++) {
+        lcg = lcg * 1103515245u + 12345u;
+        out[i] = (uint8_t)(lcg >> 16);
+        if (mode == 's' || (mode == 'l' && calls >= fail_at)) {
+            out[i] = 0x42u;
+        } else if (mode == 'b' && (i & 1u) == 0u) {
+            out[i] = 0u;
+        } else if (mode == 'b') {
+            out[i] = (uint8_t)(out[i] | 1u);
+        }
+        printf("%02x", out[i]);
+    }
+    printf("\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static fxdp_health h;
+    fxdp_rng r;
+    fxdp_input_t x[1];
+    fxdp_output_t y[FXDP_OUTPUT_COUNT];
+    uint32_t i;
+    fxdp_status st;
+    mode = argv[1][0];
+    if (argc > 2) {
+        fail_at = (uint32_t)atoi(argv[2]);
+    }
+    /* 'H': no health state; 'F': no board fill (bad parameters) */
+    st = fxdp_init_health_drbg(&r, mode == 'H' ? NULL : &h, mode == 'F' ? NULL : fill, NULL);
+    printf("init %d %d\n", (int)st, (int)h.failed);
+    for (i = 0; i < 7u; i++) {
+        x[0] = (fxdp_input_t)(3u * i);
+        y[0] = (fxdp_output_t)77;
+        st = fxdp_release(&r, @@arg@@, y);
+        printf("release %d %lld %d\n", (int)st, (long long)y[0], (int)h.failed);
+    }
+    return 0;
+}
+"""
+
+
+def _health_build(tmp_path, m, interval=0):
+    """A host program over the export of m (reseed interval `interval`) with _HEALTH_MAIN's sources."""
+    from fxdp.export.spec import device_spec
+    E.generate(m, "host", tmp_path / "fw", force=True)
+    spec = device_spec(m)
+    arg = "x[0]" if spec.input["count"] == 1 and not spec.in_param.pointer else "x"
+    src = tmp_path / "health_main.c"
+    src.write_text(_HEALTH_MAIN.replace("@@arg@@", arg))
+    fw = tmp_path / "fw" / "src"
+    exe = tmp_path / f"health{interval}"
+    subprocess.run(["gcc", "-std=c99", "-O1", "-Wall", "-Werror", f"-DFXDP_RESEED_INTERVAL={interval}u",
+                    f"-I{fw}", str(src), *map(str, sorted(fw.glob("*.c"))), "-o", str(exe)], check=True)
+    return exe
+
+
+def _health_run(exe, *args):
+    out = subprocess.run([str(exe), *args], capture_output=True, text=True, check=True).stdout.split("\n")
+    fills = [bytes.fromhex(ln) for ln in out if ln and ln[0] in "0123456789abcdef"]
+    init = [tuple(map(int, ln.split()[1:])) for ln in out if ln.startswith("init")][0]
+    rel = [tuple(map(int, ln.split()[1:])) for ln in out if ln.startswith("release")]
+    return fills, init, rel
+
+
+def test_health_cutoffs_in_the_export(tmp_path, capsys):
+    """fxdp_config.h carries the SP 800-90B cut-offs fxdp.health computes for the stated min-entropy
+    (default 2 bits per byte; generate(min_entropy=), [target] min_entropy, --min-entropy, which wins);
+    a bad value is refused, naming min_entropy, before anything is written."""
+    from fxdp import health
+    from fxdp.export.generator import DEFAULT_MIN_ENTROPY
+
+    def defines(d):
+        text = (d / "src" / "fxdp_config.h").read_text()
+        return {k: int(text.split(f"#define {k} ")[1].split("u")[0])
+                for k in ("FXDP_HEALTH_H256", "FXDP_HEALTH_RCT_CUTOFF", "FXDP_HEALTH_APT_CUTOFF")}
+
+    def want(h256):
+        return {"FXDP_HEALTH_H256": h256, "FXDP_HEALTH_RCT_CUTOFF": health.rct_cutoff(h256),
+                "FXDP_HEALTH_APT_CUTOFF": health.apt_cutoff(h256)}
+
+    E.generate(FakeRR(), "host", tmp_path / "d")
+    assert defines(tmp_path / "d") == want(health.h256_from_min_entropy(DEFAULT_MIN_ENTROPY))
+    assert json.loads((tmp_path / "d" / ".fxdp-export.json").read_text())["health"]["h256"] == \
+        health.h256_from_min_entropy(DEFAULT_MIN_ENTROPY)
+    for me, h256 in (("1/2", 128), (8, 2048), ("2.5", 640), ("0.3", 76)):   # 0.3 * 256 = 76.8: rounded down
+        E.generate(FakeRR(), "host", tmp_path / str(h256), min_entropy=me)
+        assert defines(tmp_path / str(h256)) == want(h256), me
+    for bad, exc in ((9, ValueError), ("0", ValueError), (2.5, TypeError), ("two", TypeError)):
+        with pytest.raises(exc, match="min_entropy"):
+            E.generate(FakeRR(), "host", tmp_path / "bad", min_entropy=bad)
+        assert not (tmp_path / "bad").exists()
+    cfg = tmp_path / "rr.toml"
+    cfg.write_text('[mechanism]\nkind = "randomized_response_bool"\nprob = 0.75\nconstant_time = true\n'
+                   '[target]\nname = "host"\nmin_entropy = "1/2"\n')
+    assert cli_main(["export", str(cfg), "--out", str(tmp_path / "c1")]) == 0
+    assert defines(tmp_path / "c1") == want(128)
+    assert cli_main(["export", str(cfg), "--out", str(tmp_path / "c2"), "--min-entropy", "4"]) == 0
+    assert defines(tmp_path / "c2") == want(1024)
+    capsys.readouterr()
+    assert cli_main(["export", str(cfg), "--out", str(tmp_path / "c3"), "--min-entropy", "12"]) == 2
+    assert "min_entropy" in capsys.readouterr().err and not (tmp_path / "c3").exists()
+    cfg.write_text(cfg.read_text().replace('"1/2"', "0.5"))
+    assert cli_main(["export", str(cfg), "--out", str(tmp_path / "c4")]) == 2
+    assert "[target] min_entropy" in capsys.readouterr().err
+
+
+def test_health_tested_drbg_on_host(tmp_path):
+    """fxdp_init_health_drbg of an export over an injected raw source: a good source passes the
+    start-up test (1024 bytes, discarded) and keys the DRBG with the next 44 bytes, releases equal to
+    the reference's on that key; a stuck source (repetition count) and a biased run-free one
+    (adaptive proportion) fail at start-up, and no release writes the output; a source that goes
+    stuck at a reseed (FXDP_RESEED_INTERVAL=3) fails that release and every later one, output untouched."""
+    from fxdp import health
+    from fxdp.bitsource import ChaCha20Source
+    from fxdp.errors import EntropyError
+    from fxdp.export.generator import DEFAULT_MIN_ENTROPY
+    m = make("geometric_ct")
+    exe = _health_build(tmp_path, m)
+    fills, init, rel = _health_run(exe, "g")
+    assert init == (0, health.OK)
+    assert sum(len(f) for f in fills[:-1]) == health.STARTUP_SAMPLES and len(fills[-1]) == 44
+    words = [int.from_bytes(fills[-1][i:i + 4], "little") for i in range(0, 44, 4)]
+    model = ChaCha20Source(None, key=words[:8], nonce=words[8:], version=2)
+    assert rel == [(0, int(m.release(model, 3 * i)), health.OK) for i in range(7)]
+    # the Python reference (fxdp.health.HealthTest, call by call) agrees: the good bytes pass ...
+    ref = health.HealthTest(health.h256_from_min_entropy(DEFAULT_MIN_ENTROPY))
+    for f in fills:
+        ref.feed(f)
+    for mode, reason in (("s", health.RCT), ("b", health.APT)):
+        fills, init, rel = _health_run(exe, mode)
+        assert init == (2, reason), mode
+        assert rel == [(2, 77, reason)] * 7, mode
+        # ... and the broken ones fail in the same call, for the same reason
+        ref = health.HealthTest(health.h256_from_min_entropy(DEFAULT_MIN_ENTROPY))
+        with pytest.raises(EntropyError):
+            for f in fills:
+                ref.feed(f)
+        assert ref.failed == reason and f == fills[-1], mode
+    # bad parameters: FXDP_ERR_PARAM, and the rng releases nothing (h untouched without h)
+    for mode in ("H", "F"):
+        fills, init, rel = _health_run(exe, mode)
+        assert fills == [] and init[0] == 1 and [r[:2] for r in rel] == [(2, 77)] * 7, mode
+    exe3 = _health_build(tmp_path, m, interval=3)
+    calls_at_seed = health.STARTUP_SAMPLES // health.STARTUP_CHUNK + 1      # start-up calls, then the seed
+    good_fills, _, good = _health_run(exe3, "g")
+    assert [len(f) for f in good_fills[calls_at_seed - 1:]] == [44, 32, 32]   # reseeds before releases 4, 7
+    assert [r[0] for r in good] == [0] * 7
+    fills, init, rel = _health_run(exe3, "l", str(calls_at_seed + 1))   # stuck from the first reseed on
+    assert init == (0, health.OK) and len(fills) == calls_at_seed + 1
+    assert rel[:3] == good[:3]
+    assert rel[3:] == [(2, 77, health.RCT)] * 4

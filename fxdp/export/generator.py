@@ -34,6 +34,27 @@ from .formats import FORMATS, WRITERS, ExportContext, resolve as _resolve_format
 from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal,  # noqa: F401
                    device_spec, exportable_kinds, find_csrc, library_sources)
 
+# The min-entropy per byte (bits) the health tests assume when the config and the CLI state none.
+# 2 bits per byte is SP 800-90B Table 2's middle row: a stuck source is caught within 11 bytes and a
+# source whose commonest byte has probability 1/3 or more within a few windows, while an ideal source
+# (8 bits) almost never trips it (a run of 11 equal bytes: 2^-80).  A board whose raw source is
+# assessed lower must state it (the tests then allow longer runs and more repeats).
+DEFAULT_MIN_ENTROPY = 2
+
+
+def health_cutoffs(min_entropy=None) -> dict:
+    """The export's SP 800-90B health-test parameters for a stated min-entropy per byte (bits;
+    int, Fraction or exact string; None: DEFAULT_MIN_ENTROPY): {"min_entropy", "h256",
+    "rct_cutoff", "apt_cutoff"}, computed exactly by fxdp.health (h256 rounded down).
+    TypeError/ValueError naming min_entropy and its range [1/256, 8]."""
+    from fractions import Fraction
+    from .. import health
+    me = DEFAULT_MIN_ENTROPY if min_entropy is None else min_entropy
+    h256 = health.h256_from_min_entropy(me)
+    return {"min_entropy": str(Fraction(h256, 256)), "h256": h256,
+            "rct_cutoff": health.rct_cutoff(h256), "apt_cutoff": health.apt_cutoff(h256)}
+
+
 def _wrap(text: str, width: int = 72, indent: str = " *   ") -> list[str]:
     words, lines, cur = text.split(), [], ""
     for w in words:
@@ -65,7 +86,7 @@ def _audit_text(m) -> tuple[str, str]:
         return "not audited", f"audit unavailable: {type(exc).__name__}: {exc}"
 
 
-def header_comment(m, spec: DeviceSpec, target) -> list[str]:
+def header_comment(m, spec: DeviceSpec, target, health=None) -> list[str]:
     eps_real, method = _audit_text(m)
     realized = m.realized() if hasattr(m, "realized") else {}
     ct = bool(getattr(m, "constant_time", False))
@@ -110,7 +131,10 @@ def header_comment(m, spec: DeviceSpec, target) -> list[str]:
             " *     32-bit word drawn (raw TRNG mode, no DRBG).",
             " *   After a failure the fxdp_rng fails every later draw (sticky); re-run",
             " *   the init to recover.  An fxdp_rng is not reentrant: one per context.",
-            " *   Recommended: fxdp_rng_init_drbg(&rng, board_fill, ctx) once at boot.",
+            " *   Recommended: fxdp_init_health_drbg(&rng, &health, board_fill, ctx)",
+            " *   once at boot: the SP 800-90B health tests below run on every byte the",
+            " *   board serves (start-up, seed, reseeds); a failure is sticky and",
+            " *   nothing is released after it.",
             " *",
             " * Only <stdint.h> and <stddef.h> are used: no malloc, no floating point,",
             " * no libm, no other C library function."]
@@ -147,10 +171,56 @@ _ROM_MACRO = ["/* AVR (GCC): the tables live in program memory; the *_rom entry 
               "#endif", ""]
 
 
-def render_config_h(m, spec: DeviceSpec, target) -> str:
+def health_h_lines(hc: dict) -> list[str]:
+    """fxdp_config.h's health-test constants and the health-tested DRBG init's prototype."""
+    return ["/* Entropy health tests (NIST SP 800-90B 4.4, docs/health.md) on every byte of the board's fill,",
+            f" * for a stated min-entropy of {hc['min_entropy']} bit per byte (FXDP_HEALTH_H256 / 256; `fxdp export",
+            " * --min-entropy`, [target] min_entropy).  Cut-offs computed exactly by fxdp.health for a",
+            " * false-alarm rate of 2^-20 per test; re-export to change them (they belong to H). */",
+            f"#define FXDP_HEALTH_H256 {hc['h256']}u",
+            f"#define FXDP_HEALTH_RCT_CUTOFF {hc['rct_cutoff']}u   /* = fxdp_health_rct_cutoff(FXDP_HEALTH_H256) */",
+            f"#define FXDP_HEALTH_APT_CUTOFF {hc['apt_cutoff']}u   /* = fxdp.health.apt_cutoff(FXDP_HEALTH_H256) */", "",
+            "/* Init h over board_fill(ctx) with the cut-offs above (start-up test: FXDP_HEALTH_STARTUP bytes), then",
+            " * r as the DRBG over fxdp_health_fill(h), so that its seed and every reseed are health-tested.",
+            " * FXDP_OK, or FXDP_ERR_ENTROPY (a test or the board failed: r releases nothing, sticky; h->failed",
+            " * says why) or FXDP_ERR_PARAM (r, h or board_fill NULL; r, if given, then releases nothing).",
+            " * h must outlive r. */",
+            "fxdp_status fxdp_init_health_drbg(fxdp_rng *r, fxdp_health *h, fxdp_fill_fn board_fill, void *ctx);", ""]
+
+
+HEALTH_INIT_C = """/* fxdp_health_fill by a local name: its address is then taken in this file without a GOT entry
+ * (position-independent host builds), so the object needs no symbol but fxdp's. */
+static int health_fill(void *ctx, uint8_t *buf, size_t n)
+{
+    return fxdp_health_fill(ctx, buf, n);
+}
+
+fxdp_status fxdp_init_health_drbg(fxdp_rng *r, fxdp_health *h, fxdp_fill_fn board_fill, void *ctx)
+{
+    fxdp_status st;
+
+    if (r == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (h == NULL) {
+        (void)fxdp_rng_init_drbg(r, NULL, NULL);     /* r dead: nothing is released from it */
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_health_init(h, board_fill, ctx, FXDP_HEALTH_H256, FXDP_HEALTH_APT_CUTOFF);
+    /* Even after a failed start-up test (or a NULL board_fill) r is initialised over the failed,
+     * sticky health fill, so that r is an rng in its entropy-failure state: every release fails. */
+    if (fxdp_rng_init_drbg(r, health_fill, h) != FXDP_OK || st != FXDP_OK) {
+        return st == FXDP_ERR_PARAM ? FXDP_ERR_PARAM : FXDP_ERR_ENTROPY;
+    }
+    return FXDP_OK;
+}
+"""
+
+
+def render_config_h(m, spec: DeviceSpec, target, health=None) -> str:
     ct = 1 if getattr(m, "constant_time", False) else 0
     mech = repr(m).replace("\\", "\\\\").replace('"', '\\"')
-    lines = ["/*", *header_comment(m, spec, target), " */",
+    lines = ["/*", *header_comment(m, spec, target, health), " */",
              "#ifndef FXDP_CONFIG_H", "#define FXDP_CONFIG_H", "",
              "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
              '#include "fxdp.h"',
@@ -166,6 +236,7 @@ def render_config_h(m, spec: DeviceSpec, target) -> str:
              f"typedef {spec.output['ctype']} fxdp_output_t;   /* one output element */", "",
              "/* The baked parameters (const: placed in flash/ROM where the toolchain does that). */",
              f"extern const {spec.cfg_type} fxdp_cfg;", "",
+             *health_h_lines(health or health_cutoffs()),
              "/* Forward secrecy (docs/bitstream.md): a DRBG rng is reseeded from its board fill before every",
              " * FXDP_RESEED_INTERVAL-th release (0: never).  Override with -DFXDP_RESEED_INTERVAL=N. */",
              "#ifndef FXDP_RESEED_INTERVAL",
@@ -213,7 +284,7 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
               "    since_reseed++;",
               "#endif",
               f"    return {fn}(r, &fxdp_cfg, x, y);",
-              "}", "", config_c_code(m, spec)]
+              "}", "", HEALTH_INIT_C, config_c_code(m, spec)]
     return "\n".join(lines)
 
 
@@ -282,8 +353,9 @@ _FILES_NOTE = {
 }
 
 
-def _plan(m, target, out_dir: Path, formats=None) -> dict:
+def _plan(m, target, out_dir: Path, formats=None, min_entropy=None) -> dict:
     """{relative path: bytes} of every file to write."""
+    health = health_cutoffs(min_entropy)       # TypeError/ValueError before anything else
     csrc = find_csrc()
     spec = device_spec(m, csrc)
     names = _resolve_formats(formats, target)
@@ -295,7 +367,7 @@ def _plan(m, target, out_dir: Path, formats=None) -> dict:
         hdr = s.with_suffix(".h")
         if hdr.is_file():
             files[f"src/{hdr.name}"] = hdr.read_bytes()
-    files["src/fxdp_config.h"] = render_config_h(m, spec, target).encode()
+    files["src/fxdp_config.h"] = render_config_h(m, spec, target, health).encode()
     files["src/fxdp_config.c"] = render_config_c(m, spec, target).encode()
     lib_srcs = [f"src/{s.name}" for s in spec.sources] + ["src/fxdp_config.c"]
     lib_headers = sorted(r for r in files if r.endswith(".h"))
@@ -317,13 +389,18 @@ def _plan(m, target, out_dir: Path, formats=None) -> dict:
     return files
 
 
-def generate(mechanism, target, out_dir, force: bool = False, formats=None) -> list[Path]:
+def generate(mechanism, target, out_dir, force: bool = False, formats=None, min_entropy=None) -> list[Path]:
     """Write the firmware source set for `mechanism` on `target` into `out_dir`.
 
     `formats` names the packaging (fxdp.export.formats.FORMATS: "make", "cmake", "arduino",
     "platformio", "esp-idf", "zephyr"), one name or a list; None writes the default layout
     (make, cmake and, for AVR and Cortex-M targets, arduino).  The library (src/), README.md
     and the manifest are written for every format.
+
+    `min_entropy` is the board source's min-entropy per byte in bits (int, Fraction or exact
+    string in [1/256, 8]; None: DEFAULT_MIN_ENTROPY = 2): fxdp_config.h gets the SP 800-90B
+    health-test cut-offs for it and fxdp_init_health_drbg, which the example firmware calls
+    (docs/health.md, "In the export").
 
     Returns the written paths.  A non-empty out_dir is refused unless
     force=True; even then only the files this function generates are
@@ -335,7 +412,7 @@ def generate(mechanism, target, out_dir, force: bool = False, formats=None) -> l
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"output path {out} exists and is not a directory")
-    files = _plan(mechanism, t, out, formats)   # everything checked before anything is written
+    files = _plan(mechanism, t, out, formats, min_entropy)   # everything checked before anything is written
     if out.exists() and any(out.iterdir()) and not force:
         raise FileExistsError(f"output directory {out} is not empty; use --force (force=True) to overwrite "
                               "the files fxdp generates there (other files are left alone)")
@@ -344,7 +421,8 @@ def generate(mechanism, target, out_dir, force: bool = False, formats=None) -> l
         if p.exists() and not p.is_file():
             raise FileExistsError(f"{p} exists and is not a regular file; not overwriting it")
     manifest = {"fxdp_version": __version__, "mechanism": repr(mechanism), "kind": mechanism.kind,
-                "target": t.name, "formats": list(_resolve_formats(formats, t)), "files": sorted(files)}
+                "target": t.name, "formats": list(_resolve_formats(formats, t)),
+                "health": health_cutoffs(min_entropy), "files": sorted(files)}
     files[MANIFEST] = (json.dumps(manifest, indent=1) + "\n").encode()
     written = []
     out.mkdir(parents=True, exist_ok=True)

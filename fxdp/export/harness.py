@@ -417,6 +417,50 @@ static void h_poison(fxdp_output_t y[FXDP_OUTPUT_COUNT])
 }
 
 static const uint32_t h_steps[] = { @@steps@@ };
+
+/* --- broken raw sources for the health tests: stuck at one byte, or alternating two bytes --- */
+static int h_fill_stuck(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    for (i = 0; i < n; i++) {
+        out[i] = 0x3Cu;
+    }
+    return 0;
+}
+
+static int h_fill_alternating(void *ctx, uint8_t *out, size_t n)
+{
+    size_t i;
+    (void)ctx;
+    for (i = 0; i < n; i++) {
+        out[i] = (i & 1u) != 0u ? 0xC3u : 0x3Cu;
+    }
+    return 0;
+}
+
+static fxdp_health h_health;
+
+/* One line "K<source> <init status> <release status> <untouched> <health failure code>". */
+static void h_health_run(char source, fxdp_fill_fn fill, fxdp_input_t *x, fxdp_output_t y[FXDP_OUTPUT_COUNT])
+{
+    static fxdp_rng r;       /* static: no second rng on a small MCU's stack */
+    fxdp_status st, st2;
+    st = fxdp_init_health_drbg(&r, &h_health, fill, NULL);
+    h_poison(y);
+    st2 = @@call@@;
+    h_line[h_pos++] = 'K';
+    h_line[h_pos++] = source;
+    h_line[h_pos++] = ' ';
+    h_hex32((uint32_t)st, 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32((uint32_t)st2, 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32(h_untouched(y), 1u);
+    h_line[h_pos++] = ' ';
+    h_hex32((uint32_t)h_health.failed, 1u);
+    h_flush();
+}
 #endif
 
 int main(void)
@@ -551,6 +595,12 @@ int main(void)
     h_line[h_pos++] = ' ';
     h_hex32(h_untouched(y), 1u);
     h_flush();
+    /* 4c. the export's health-tested DRBG (fxdp_init_health_drbg, cut-offs of fxdp_config.h): stuck
+     * and alternating sources fail, nothing released; a good source (the hashed budget hook) releases */
+    h_health_run('S', h_fill_stuck, x, y);
+    h_health_run('A', h_fill_alternating, x, y);
+    h_budget = 1000u;
+    h_health_run('G', h_fill_budget, x, y);
 #else
     st2 = FXDP_OK;
     (void)st2;
@@ -632,6 +682,7 @@ class HarnessResult:
     drbg: list = field(default_factory=list)
     entropy: list = field(default_factory=list)    # (steps, st, untouched, st2, untouched2)
     drbg_fail: tuple | None = None                 # (st_init, st_release, untouched)
+    health: dict = field(default_factory=dict)     # source S/A/G -> (st_init, st_release, untouched, failed)
     wire: tuple | None = None                      # (CRC-32 of the parity batch, records refused)
     wire_fingerprint: tuple | None = None          # (CRC-32 of the fingerprint text in C, FXDP_REPORT_FINGERPRINT)
     wire_refused: tuple | None = None              # (status, OR of the record bytes) for an output out of range
@@ -672,6 +723,9 @@ def parse(lines: list[str], counts, target: str, exit_code: int) -> HarnessResul
             res.wire_header = bytes.fromhex(ln[1:])
         elif c == "R":
             res.wire_records.append(bytes.fromhex(ln[1:]))
+        elif c == "K":
+            src, a, b, u, f = ln[1], *ln[2:].split()
+            res.health[src] = (int(a, 16), int(b, 16), int(u), int(f, 16))
         elif c == "G":
             a, b, u = ln[1:].split()
             res.drbg_fail = (int(a, 16), int(b, 16), int(u))
@@ -755,6 +809,21 @@ def check_entropy(res: HarnessResult, in_place: bool = False) -> list[str]:
     elif res.drbg_fail != (2, 2, 1):
         bad.append(f"DRBG with a failing seed hook: init {res.drbg_fail[0]}, release {res.drbg_fail[1]}, "
                    f"untouched {res.drbg_fail[2]} (want 2, 2, 1)")
+    # the health-tested DRBG: stuck -> repetition count (2), alternating -> adaptive proportion (3),
+    # nothing released; the good source passes and releases
+    for src, name, code in (("S", "stuck", 2), ("A", "alternating", 3)):
+        got = res.health.get(src)
+        if got is None:
+            bad.append(f"no health check with a {name} source ran")
+        elif got[0] != 2 or got[1] != 2 or got[2] not in released_nothing or got[3] != code:
+            bad.append(f"health-tested DRBG over a {name} source: init {got[0]}, release {got[1]}, untouched "
+                       f"{got[2]}, failure code {got[3]} (want 2, 2, untouched, {code})")
+    good = res.health.get("G")
+    if good is None:
+        bad.append("no health check with a good source ran")
+    elif good[0] != 0 or good[1] != 0 or good[3] != 0:
+        bad.append(f"health-tested DRBG over a good source: init {good[0]}, release {good[1]}, failure code "
+                   f"{good[3]} (want 0, 0, 0)")
     return bad
 
 

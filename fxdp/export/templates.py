@@ -108,6 +108,7 @@ static void put_output(const fxdp_output_t *y)
 
 int main(void)
 {
+    static fxdp_health health;     /* outlives rng: every reseed goes through it */
     fxdp_rng rng;
     fxdp_output_t y[FXDP_OUTPUT_COUNT];
     fxdp_status st;
@@ -115,9 +116,12 @@ int main(void)
 
     port_init();
     port_puts("fxdp example: " FXDP_CONFIG_MECHANISM "\n");
-    st = fxdp_rng_init_drbg(&rng, board_entropy, NULL);
+    /* the DRBG over the board hook behind the SP 800-90B health tests (cut-offs in fxdp_config.h) */
+    st = fxdp_init_health_drbg(&rng, &health, board_entropy, NULL);
     if (st != FXDP_OK) {
-        port_puts("fxdp: the board entropy hook failed: nothing released (replace board_entropy in main.c)\n");
+        port_puts(health.failed == FXDP_HEALTH_BOARD
+                  ? "fxdp: the board entropy hook failed: nothing released (replace board_entropy in main.c)\n"
+                  : "fxdp: entropy health test failed: nothing released\n");
         return 1;
     }
     for (i = 0; i < EXAMPLE_RELEASES; i++) {
@@ -337,6 +341,7 @@ static int board_entropy(void *ctx, uint8_t *out, size_t n)
   return 1;  /* no entropy source wired in: fail closed */
 }
 
+static fxdp_health health;   /* SP 800-90B health tests on board_entropy; outlives rng */
 static fxdp_rng rng;
 static bool ready = false;
 static size_t next_input = 0;
@@ -416,9 +421,10 @@ void setup()
 #ifdef FXDP_EXAMPLE_REPLAY_SEED
   replay_and_stop();
 #endif
-  ready = fxdp_rng_init_drbg(&rng, board_entropy, NULL) == FXDP_OK;
+  /* the DRBG over the board hook behind the SP 800-90B health tests (cut-offs in fxdp_config.h) */
+  ready = fxdp_init_health_drbg(&rng, &health, board_entropy, NULL) == FXDP_OK;
   if (!ready) {
-    Serial.println(F("fxdp: entropy hook failed; nothing will be released"));
+    Serial.println(F("fxdp: entropy hook or health test failed; nothing will be released"));
   }
 }
 

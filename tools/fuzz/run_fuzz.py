@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -118,10 +119,24 @@ def run_target(binary: Path, out: Path, entry: str | None, seconds: int, runs: i
     if runs is not None:
         cmd.append(f"-runs={runs}")
     cmd.append(str(corpus))
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    logf = logs / f"{label}.log"
     t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=seconds + 120)
+    # Popen and wait4 rather than subprocess.run: the child's own CPU time (rusage) gives a rate
+    # that does not depend on what else the machine runs (wall rates on a shared machine do).
+    with open(logf, "w") as fh:
+        p = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+        killer = threading.Timer(seconds + 120, p.kill)     # a hung process: killed, reported as rc != 0
+        killer.start()
+        try:
+            _, status, usage = os.wait4(p.pid, 0)
+        finally:
+            killer.cancel()
+    p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - t0
-    log = p.stdout + p.stderr
+    cpu = usage.ru_utime + usage.ru_stime
+    log = logf.read_text(errors="replace")
     stats = {k: int(v) for k, v in STAT_RE.findall(log)}
     cov = COV_RE.findall(log)
     findings = sorted({m.group(0) for m in FINDING_RE.finditer(log)})
@@ -131,6 +146,8 @@ def run_target(binary: Path, out: Path, entry: str | None, seconds: int, runs: i
         # libFuzzer's own average is 0 below one second: the rate over the process's wall time instead
         "execs": stats.get("number_of_executed_units"),
         "execs_per_s": round(stats.get("number_of_executed_units", 0) / max(wall, 1e-9)),
+        "cpu_s": round(cpu, 2),
+        "execs_per_cpu_s": round(stats.get("number_of_executed_units", 0) / max(cpu, 1e-9)),
         "cov": int(cov[-1][0]) if cov else None, "ft": int(cov[-1][1]) if cov else None,
         "corpus": len(list(corpus.iterdir())),
         "counts": {n: int(c) for n, c in COUNT_RE.findall(log)},
@@ -208,16 +225,18 @@ def main(argv=None) -> int:
         counts = {r["entry"]: r["counts"].get(r["entry"], 0) for r in results}
     fuzz_s = time.monotonic() - t1
 
-    print(f"{'driver':36s} {'execs':>10s} {'exec/s':>8s} {'cov':>6s} {'ft':>6s} {'corpus':>6s}  status")
+    print(f"{'driver':36s} {'execs':>10s} {'exec/s':>8s} {'/cpu-s':>8s} {'cov':>6s} {'ft':>6s} {'corpus':>6s}  status")
     for r in results:
         status = "ok" if r["ok"] else "FAIL " + "; ".join(r["findings"] or [f"rc={r['rc']}"])
-        print(f"{r['entry']:36s} {r['execs'] or 0:10d} {r['execs_per_s'] or 0:8d} {r['cov'] or 0:6d} "
-              f"{r['ft'] or 0:6d} {r['corpus']:6d}  {status}")
+        print(f"{r['entry']:36s} {r['execs'] or 0:10d} {r['execs_per_s'] or 0:8d} {r['execs_per_cpu_s'] or 0:8d} "
+              f"{r['cov'] or 0:6d} {r['ft'] or 0:6d} {r['corpus']:6d}  {status}")
     never = [n for n in selected if counts.get(n, 0) == 0]
     failed = [r for r in results if not r["ok"]]
     total = sum(r["execs"] or 0 for r in results)
+    cpu = sum(r["cpu_s"] for r in results)
     print(f"\n{len(selected) - len(never)}/{len(selected)} drivers executed, {total} executions in "
-          f"{fuzz_s:.0f} s ({total / max(fuzz_s, 1e-9):.0f}/s overall), build {build_s:.0f} s")
+          f"{fuzz_s:.0f} s ({total / max(fuzz_s, 1e-9):.0f}/s overall), {cpu:.0f} CPU s "
+          f"({total / max(cpu, 1e-9):.0f}/CPU s), build {build_s:.0f} s")
     for r in failed:
         print(f"\n--- {r['entry']}: rc={r['rc']} artifacts={r['artifacts']}\n{r['log_tail']}")
     if never:
@@ -230,6 +249,7 @@ def main(argv=None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"entries": selected, "counts": counts, "never": never,
                                          "results": results, "build_s": build_s, "fuzz_s": fuzz_s,
+                                         "cpu_s": cpu, "runs": args.runs, "jobs": args.j,
                                          "coverage": cov}, indent=1))
     return 1 if failed or never else 0
 

@@ -125,8 +125,9 @@ def emulator_packages(target) -> dict:
 
 def keyword_table(ctx: ExportContext) -> list[tuple[str, str]]:
     """(identifier, Arduino keyword class) of the public names a sketch uses (keywords.txt)."""
-    types = ["fxdp_rng", "fxdp_status", "fxdp_input_t", "fxdp_output_t"]
-    funcs = ["fxdp_release", "fxdp_rng_init_drbg", "fxdp_rng_reseed", "fxdp_rng_init_hook", "fxdp_rng_init_seed",
+    types = ["fxdp_rng", "fxdp_health", "fxdp_status", "fxdp_input_t", "fxdp_output_t"]
+    funcs = ["fxdp_release", "fxdp_init_health_drbg", "fxdp_rng_init_drbg", "fxdp_rng_reseed", "fxdp_rng_init_hook",
+             "fxdp_rng_init_seed",
              "fxdp_rng_init_stream"]
     consts = ["FXDP_OK", "FXDP_ERR_PARAM", "FXDP_ERR_ENTROPY", "FXDP_ERR_RANGE", "FXDP_INPUT_COUNT",
               "FXDP_OUTPUT_COUNT", "FXDP_CONFIG_MECHANISM", "FXDP_CONFIG_EPSILON_CLAIMED"]

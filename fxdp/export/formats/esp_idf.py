@@ -24,7 +24,8 @@ extern "C" {
  * The bytes are true random numbers only while Wi-Fi or Bluetooth is enabled, or between
  * bootloader_random_enable() and bootloader_random_disable() (ESP-IDF API reference, "Random
  * Number Generation"): seed fxdp's DRBG under one of those conditions, e.g.
- *   bootloader_random_enable(); st = fxdp_rng_init_drbg(&rng, fxdp_esp_fill, NULL); bootloader_random_disable(); */
+ *   bootloader_random_enable(); st = fxdp_init_health_drbg(&rng, &health, fxdp_esp_fill, NULL);
+ *   bootloader_random_disable();   (health-tested, fxdp_config.h) */
 int fxdp_esp_fill(void *ctx, uint8_t *out, size_t n);
 
 #ifdef __cplusplus

@@ -66,7 +66,8 @@ extern "C" {
 #endif
 
 /* An fxdp_fill_fn: out[0..n) from sys_csrand_get(); 0 on success, non-zero when it fails
- * (fxdp then releases nothing: FXDP_ERR_ENTROPY).  Use: fxdp_rng_init_drbg(&rng, fxdp_zephyr_fill, NULL). */
+ * (fxdp then releases nothing: FXDP_ERR_ENTROPY).  Use (health-tested, fxdp_config.h):
+ * fxdp_init_health_drbg(&rng, &health, fxdp_zephyr_fill, NULL). */
 int fxdp_zephyr_fill(void *ctx, uint8_t *out, size_t n);
 
 #ifdef __cplusplus
