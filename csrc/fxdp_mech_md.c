@@ -92,10 +92,16 @@ static fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, ui
 
 static fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
-    uint16_t sel[FXDP_MD_MAX_K] = { 0 };     /* d <= 256 */
-    uint32_t ys[FXDP_MD_MAX_K] = { 0 };
+    uint16_t sel[FXDP_MD_MAX_K];     /* d <= 256 */
+    uint32_t ys[FXDP_MD_MAX_K];
     uint32_t q, k = cfg->k;
-    fxdp_status st = md_subset(r, cfg->d, k, sel);
+    fxdp_status st;
+
+    /* Zeroed through fxdp_i_wipe, not an initializer, which gcc turns into a memset call (the
+     * export links no C library); the values are overwritten before they are read. */
+    fxdp_i_wipe(sel, sizeof sel);
+    fxdp_i_wipe(ys, sizeof ys);
+    st = md_subset(r, cfg->d, k, sel);
 
     for (q = 0; q < k && q < FXDP_MD_MAX_K && st == FXDP_OK; q++) {
         st = md_report(r, cfg, x[sel[q]], &ys[q], ct);
