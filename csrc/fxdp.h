@@ -382,7 +382,7 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
  * m.device_spec()).  Parameters and inputs are checked first (FXDP_ERR_PARAM:
  * nothing drawn, out untouched); an rng that failed before gives
  * FXDP_ERR_ENTROPY.  out is written only on FXDP_OK, except for the reports
- * drawn in place in the caller's buffer (basic RAPPOR, unary encoding, the lazy
+ * drawn in place in the caller's buffer (basic RAPPOR, unary encoding, subset selection, L-OUE, the lazy
  * geometric: no stack copy, so the stack stays within 256 bytes): there the
  * status is the validity mark, and an entropy failure wipes out to zeros
  * before FXDP_ERR_ENTROPY returns.  Either way vector releases are all or
@@ -484,7 +484,7 @@ fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const
  * GRR step on input y: lazy: s = uniform_below(d - 1), s += (s >= y), honest = bernoulli_dyadic(big),
  * answer honest ? y : s; constant time: u = bits(bits), answer (y + #{j < d-1 : big + j small <= u}) mod d. */
 #define FXDP_LONG_GRR_MAX_D 65536u      /* L-GRR items (the constant-time scan is O(d))       */
-#define FXDP_LONG_UE_MAX_D 1024u        /* L-OUE items (a 128-byte stack buffer)              */
+#define FXDP_LONG_UE_MAX_D 1024u        /* L-OUE items (drawn in place in out)                */
 typedef struct fxdp_long_device {
     uint32_t secret[8];                 /* the key of the permanent streams                   */
 } fxdp_long_device;
@@ -522,10 +522,10 @@ fxdp_status fxdp_longitudinal_grr_report_ct(const fxdp_long_grr_cfg *cfg, const 
 fxdp_status fxdp_longitudinal_grr(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Export entry point, constant time. */
 fxdp_status fxdp_longitudinal_grr_ct(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
-/* One L-OUE report (out[0..d) 0/1 bytes) of *x by dev, instantaneous draws from r (lazy); all or nothing. */
+/* One L-OUE report (out[0..d) 0/1 bytes) of *x by dev, instantaneous draws from r (lazy); in place, zeroed on entropy failure. */
 fxdp_status fxdp_longitudinal_ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
                                         const uint32_t *x, uint8_t *out);
-/* As fxdp_longitudinal_ue_report, constant time (exactly bits bits per item from r). */
+/* As fxdp_longitudinal_ue_report, constant time (exactly bits bits per item from r); in place, zeroed on failure. */
 fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
                                            const uint32_t *x, uint8_t *out);
 /* Export entry point: one L-OUE report of *x by the device of r (see above); lazy draws. */
@@ -570,16 +570,16 @@ fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_
  * bernoulli(a_p/2^bits), r = uniform_below(k) (ct: always; lazy: iff b); other item j is item
  * j + [j >= x]; if b the r-th smallest member is replaced by x.  A d-bit map on the stack (128 B).
  * 1 <= bits <= 63, 0 < a_p < 2^bits, 2 <= d <= FXDP_SS_MAX_D, 1 <= k < d. */
-#define FXDP_SS_MAX_D 1024u         /* items (a 128-byte stack bit map)                      */
+#define FXDP_SS_MAX_D 1024u         /* items (uint16 output; the subset is built in out)     */
 typedef struct fxdp_ss_cfg {
     uint64_t a_p;
     uint32_t d;
     uint32_t k;
     uint8_t bits;
 } fxdp_ss_cfg;
-/* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b), Floyd's map bits read and set at their word. */
+/* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b); drawn in place: entropy failure zeroes out[0..k). */
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
-/* Constant time in x and b: branch-free map scans, public shifts; bit use varies with the stream's rejections only. */
+/* Constant time in x, b and the subset (masked scans, sorting network); bit use varies with rejections; in place, zeroed on failure. */
 fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Local hashing frequency oracle (OLH, BLH; Wang et al. 2017) over d items: input x in [0, d),
  * output out[0..2] = (a, b, y): the hash seed a in [1, P), b in [0, P) (P = 2^31 - 1) and

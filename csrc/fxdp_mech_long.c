@@ -16,11 +16,9 @@
  * Constant-time forms: GRR steps read exactly `bits` bits and scan all d - 1 thresholds
  * branch-free; UE steps read exactly `bits` bits per item, probabilities selected with masks.
  * ChaCha20 and the provisioning are constant time, so time and bit use do not depend on x, the
- * secret or the draws.  Vector outputs are all or nothing (stack buffer, wiped).
+ * secret or the draws.  L-OUE's report is drawn in place in out, zeroed on an entropy failure.
  */
 #include "fxdp_internal.h"
-
-#define LONG_UE_WORDS (FXDP_LONG_UE_MAX_D / 32u)
 
 static void wipe(void *p, size_t n)
 {
@@ -249,13 +247,13 @@ static fxdp_status draw(fxdp_rng *r, uint64_t a, unsigned bits, int ct, uint8_t 
     return ct ? fxdp_i_bernoulli_dyadic_ct(r, a, bits, out) : fxdp_i_bernoulli_dyadic(r, a, bits, out);
 }
 
+/* Drawn in place: bit i goes to out[i] (a public position) as it is drawn, and an entropy failure
+ * zeroes out[0..d) (no 128-byte stack copy: issue 13's 256 B goal), so nothing is released. */
 static fxdp_status ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r, uint32_t x,
                              uint8_t *out, int ct)
 {
     fxdp_rng p;
-    uint32_t y[LONG_UE_WORDS];
-    const volatile uint32_t *vy = y;
-    uint32_t i, acc = 0;
+    uint32_t i;
     uint64_t q2 = (UINT64_C(1) << cfg->bits) - cfg->a_p2;
     unsigned bits = cfg->bits;
     uint8_t b1 = 0, b2 = 0;
@@ -276,18 +274,11 @@ static fxdp_status ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device
         if (st != FXDP_OK) {
             break;
         }
-        acc |= ((uint32_t)b2 & 1u) << (i & 31u);
-        if ((i & 31u) == 31u || i + 1u == cfg->d) {     /* public positions only */
-            y[i >> 5] = acc;
-            acc = 0;
-        }
+        out[i] = (uint8_t)(b2 & 1u);
     }
-    if (st == FXDP_OK) {
-        for (i = 0; i < cfg->d; i++) {
-            out[i] = (uint8_t)((vy[i >> 5] >> (i & 31u)) & 1u);
-        }
+    if (st != FXDP_OK) {
+        fxdp_i_wipe(out, (size_t)cfg->d);
     }
-    wipe(y, sizeof y);
     wipe(&p, sizeof p);
     return st;
 }

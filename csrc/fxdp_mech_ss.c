@@ -13,21 +13,19 @@
  * index j is item j + [j >= x]; when b = 1 the r-th smallest member is replaced
  * by x.  The Numba twin is fxdp/mechanisms/_kernels_ss.py.
  *
- * T lives in a d-bit map on the stack (d <= FXDP_SS_MAX_D: 128 bytes).  In the
- * constant-time form every access to it is a full scan of its words with masks,
- * and every shift count is public (a variable shift is a loop of that many steps
- * on AVR): a position v is turned into (v >> 5, one-hot of v & 31), the one-hot
- * built by five masked constant shifts.  So no branch, address or shift count
- * depends on x, b or the drawn subset; the uniform draws' rejections depend on
- * the stream only.  The lazy form reads and sets Floyd's bits at their own word
- * (O(1) instead of O(d/32) per draw; address and shift reveal the subset) and
- * draws r only when b = 1; the passes after the draws are shared.  The
- * output is written only on FXDP_OK, after every bit has been read (its
- * addresses follow the released subset itself).
+ * T is built in the caller's out[0..k) itself (no map on the stack: issue 13's 256 B goal), as
+ * Floyd's list: draw i writes out[i] (a public position) after a membership scan of out[0..i).
+ * Then the list is sorted, mapped to items (e + [e >= x], monotone), the r-th smallest replaced
+ * by x when b = 1, and the one displaced entry moved into place by a forward and a backward
+ * compare-exchange pass.  The result is the same k items in increasing order, from the same bits.
+ * In the constant-time form every scan and compare-exchange runs over fixed positions with masks
+ * (an odd-even transposition sort, k rounds), so no branch, address or shift count depends on x, b
+ * or the drawn subset; only the uniform draws' rejections depend on the stream (Floyd's draws are
+ * the reference's uniform_below: removing them would change the bit stream).  The lazy form scans
+ * and sorts with branches and draws r only when b = 1.  Drawn in place: an entropy failure during
+ * the draws zeroes out[0..k) (csrc/fxdp.h), so nothing is released.
  */
 #include "fxdp_internal.h"
-
-#define SS_WORDS (FXDP_SS_MAX_D / 32u)
 
 static fxdp_status ss_check(const fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, const uint16_t *out)
 {
@@ -48,176 +46,130 @@ static uint32_t ss_eq_mask(uint32_t a, uint32_t b)
     return ((v | (0u - v)) >> 31) - 1u;
 }
 
-/* 1 << s for s in [0, 32): five masked constant shifts, so the time does not depend on s. */
-static uint32_t ss_onehot(uint32_t s)
+/* Orders (*lo, *hi) so that *lo < *hi, without a branch. */
+static void ss_cexch(uint16_t *lo, uint16_t *hi)
 {
-    uint32_t v = 1u, m;
+    uint32_t a = *lo, b = *hi, t = (a ^ b) & (0u - fxdp_i_ct_gt32(a, b));
 
-    m = 0u - (s & 1u);
-    v = (v & ~m) | ((v << 1) & m);
-    m = 0u - ((s >> 1) & 1u);
-    v = (v & ~m) | ((v << 2) & m);
-    m = 0u - ((s >> 2) & 1u);
-    v = (v & ~m) | ((v << 4) & m);
-    m = 0u - ((s >> 3) & 1u);
-    v = (v & ~m) | ((v << 8) & m);
-    m = 0u - ((s >> 4) & 1u);
-    v = (v & ~m) | ((v << 16) & m);
-    return v;
+    *lo = (uint16_t)(a ^ t);
+    *hi = (uint16_t)(b ^ t);
 }
 
-/* 1 iff bit v of the map is set: every word is read. */
-static uint32_t ss_test(const uint32_t *y, uint32_t words, uint32_t v)
+/* Floyd's T as a list in out[0..k) (other indices, written at public positions), each t drawn by
+ * fxdp_i_uniform_below_u32 (the reference's uniform_below): t joins T unless it is already there, then j does.  Out of line: its loop
+ * state is not on the stack while b is drawn. */
+static FXDP_I_OUTLINE fxdp_status ss_floyd(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint16_t *out, int ct)
 {
-    uint32_t w, acc = 0, hi = v >> 5;
-
-    for (w = 0; w < words; w++) {
-        acc |= y[w] & ss_eq_mask(w, hi);
-    }
-    acc &= ss_onehot(v & 31u);
-    return (acc | (0u - acc)) >> 31;
-}
-
-/* Sets bit v of the map: every word is written. */
-static void ss_set(uint32_t *y, uint32_t words, uint32_t v)
-{
-    uint32_t w, hot = ss_onehot(v & 31u), hi = v >> 5;
-
-    for (w = 0; w < words; w++) {
-        y[w] |= hot & ss_eq_mask(w, hi);
-    }
-}
-
-static void ss_wipe(uint32_t *p, uint32_t n)
-{
-    volatile uint32_t *v = p;
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        v[i] = 0;
-    }
-}
-
-/* Bits of a try of uniform_below(n): bitlen(n - 1), 0 for n = 1 (public). */
-static unsigned ss_try_bits(uint32_t n)
-{
-    return n > 1u ? fxdp_i_bitlen32_nz(n - 1u) : 0u;
-}
-
-/* Floyd's T into y (other indices), reading bits through (buf, cnt): the constant-time loop scans
- * the map, the lazy one touches t's and v's words only (two loops, so neither tests ct per draw). */
-static fxdp_status ss_floyd(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t *y, uint32_t words, uint32_t *buf,
-                            uint32_t *cnt, int ct)
-{
-    uint32_t m = cfg->d - 1u, j, t = 0, mem, v;
+    uint32_t base = cfg->d - 1u - cfg->k, i, l, t = 0, mem;
     fxdp_status st;
 
-    if (ct) {
-        for (j = m - cfg->k; j < m; j++) {
-            st = fxdp_i_rd_uniform32(r, buf, cnt, j + 1u, ss_try_bits(j + 1u), &t);
-            if (st != FXDP_OK) {
-                return st;
-            }
-            mem = ss_test(y, words, t);
-            v = (j & (0u - mem)) | (t & (mem - 1u));        /* j if t is in T, else t */
-            ss_set(y, words, v);
+    for (i = 0; i < cfg->k; i++) {
+        uint32_t j = base + i;
+        st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
+        if (st != FXDP_OK) {
+            return st;
         }
-    } else {
-        for (j = m - cfg->k; j < m; j++) {
-            st = fxdp_i_rd_uniform32(r, buf, cnt, j + 1u, ss_try_bits(j + 1u), &t);
-            if (st != FXDP_OK) {
-                return st;
+        mem = 0;
+        if (ct) {
+            for (l = 0; l < i; l++) {                   /* the whole list, masked */
+                mem |= ss_eq_mask(out[l], t);
             }
-            mem = (y[t >> 5] >> (t & 31u)) & 1u;
-            v = mem != 0u ? j : t;
-            y[v >> 5] |= UINT32_C(1) << (v & 31u);
+        } else {
+            for (l = 0; l < i && mem == 0u; l++) {
+                mem = out[l] == t ? UINT32_C(0xFFFFFFFF) : 0u;
+            }
         }
+        out[i] = (uint16_t)((j & mem) | (t & ~mem));    /* j if t is in T, else t */
     }
     return FXDP_OK;
 }
 
-/* The random part: Floyd's T into y, then b and r.  Nothing else is written. */
-static fxdp_status ss_draw(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t *y, uint32_t words, uint8_t *b,
-                           uint32_t *rr, int ct)
+/* The random part: Floyd's T into out, then b and r.  On a failure out is zeroed. */
+static fxdp_status ss_draw(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint16_t *out, uint8_t *b, uint32_t *rr, int ct)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
-    fxdp_status st = ss_floyd(r, cfg, y, words, &buf, &cnt, ct);
+    fxdp_status st = ss_floyd(r, cfg, out, ct);
 
-    r->bitbuf = buf;
-    r->bitcount = cnt;
-    if (st != FXDP_OK) {
-        return st;
-    }
-    if (ct) {
-        st = fxdp_i_bernoulli_dyadic_ct(r, cfg->a_p, cfg->bits, b);
-    } else {
-        st = fxdp_i_bernoulli_dyadic(r, cfg->a_p, cfg->bits, b);
-    }
-    if (st != FXDP_OK) {
-        return st;
+    if (st == FXDP_OK) {
+        if (ct) {
+            st = fxdp_i_bernoulli_dyadic_ct(r, cfg->a_p, cfg->bits, b);
+        } else {
+            st = fxdp_i_bernoulli_dyadic(r, cfg->a_p, cfg->bits, b);
+        }
     }
     *rr = 0;
-    if (ct || *b != 0u) {
-        buf = r->bitbuf;
-        cnt = r->bitcount;
-        st = fxdp_i_rd_uniform32(r, &buf, &cnt, cfg->k, ss_try_bits(cfg->k), rr);
-        r->bitbuf = buf;
-        r->bitcount = cnt;
+    if (st == FXDP_OK && (ct || *b != 0u)) {
+        st = fxdp_i_uniform_below_u32(r, cfg->k, rr);
+    }
+    if (st != FXDP_OK) {
+        fxdp_i_wipe(out, (size_t)cfg->k * sizeof out[0]);
     }
     return st;
 }
 
+/* out[0..k) sorted: constant time, k rounds of odd-even transposition (fixed pairs); lazy,
+ * insertion sort. */
+static void ss_sort(uint16_t *out, uint32_t k, int ct)
+{
+    uint32_t round, i;
+
+    if (ct) {
+        for (round = 0; round < k; round++) {
+            for (i = round & 1u; i + 1u < k; i += 2u) {
+                ss_cexch(&out[i], &out[i + 1u]);
+            }
+        }
+    } else {
+        for (i = 1; i < k; i++) {
+            uint16_t v = out[i];
+            uint32_t l = i;
+            while (l > 0u && out[l - 1u] > v) {
+                out[l] = out[l - 1u];
+                l--;
+            }
+            out[l] = v;
+        }
+    }
+}
+
+/* Out of line: the passes after the draws keep their temporaries off the draws' refill chain. */
+static FXDP_I_OUTLINE void ss_finish(const fxdp_ss_cfg *cfg, uint32_t x, uint16_t *out, uint8_t b, uint32_t rr,
+                                     int ct)
+{
+    uint32_t k = cfg->k, i, bm = 0u - ((uint32_t)b & 1u);
+
+    ss_sort(out, k, ct);
+    for (i = 0; i < k; i++) {                           /* other index e -> item e + [e >= x] */
+        uint32_t e = out[i];
+        out[i] = (uint16_t)(e + 1u - fxdp_i_ct_gt32(x, e));
+    }
+    if (ct) {                                           /* if b: the r-th smallest becomes x */
+        for (i = 0; i < k; i++) {
+            uint32_t m = ss_eq_mask(i, rr) & bm;
+            out[i] = (uint16_t)((x & m) | ((uint32_t)out[i] & ~m));
+        }
+    } else if (b != 0u) {
+        out[rr] = (uint16_t)x;
+    }
+    if (ct || b != 0u) {                                /* one entry out of place: carry it up, then down */
+        for (i = 0; i + 1u < k; i++) {
+            ss_cexch(&out[i], &out[i + 1u]);
+        }
+        for (i = k - 1u; i > 0u; i--) {
+            ss_cexch(&out[i - 1u], &out[i]);
+        }
+    }
+}
+
 static fxdp_status ss_run(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint32_t x, uint16_t *out, int ct)
 {
-    uint32_t y[SS_WORDS];
-    uint32_t words = (cfg->d + 31u) / 32u, w, p, rr = 0, count = 0, pos = 0, prev = 0;
-    uint32_t xw = x >> 5, hot_x = ss_onehot(x & 31u), bm;
+    uint32_t rr = 0;
     uint8_t b = 0;
-    fxdp_status st;
+    fxdp_status st = ss_draw(r, cfg, out, &b, &rr, ct);
 
-    for (w = 0; w < SS_WORDS; w++) {         /* the whole map: every read below is of a written word */
-        y[w] = 0;
+    if (st == FXDP_OK) {
+        ss_finish(cfg, x, out, b, rr, ct);
     }
-    st = ss_draw(r, cfg, y, words, &b, &rr, ct);
-    if (st != FXDP_OK) {
-        ss_wipe(y, words);
-        return st;
-    }
-    bm = 0u - ((uint32_t)b & 1u);
-
-    /* other index j -> item j + [j >= x]: insert a zero bit at x (prev: the word below, as drawn) */
-    for (w = 0; w < words; w++) {
-        uint32_t in_w = ss_eq_mask(w, xw), cur = y[w];
-        uint32_t keep = ((hot_x - 1u) & in_w) | (0u - fxdp_i_ct_gt32(xw, w));     /* items below x */
-        uint32_t sh = (cur << 1) | (prev >> 31);
-        y[w] = (cur & keep) | (sh & ~keep & ~(hot_x & in_w));
-        prev = cur;
-    }
-    /* if b: clear the r-th smallest member (a running count over every position), set x */
-    for (w = 0; w < words; w++) {
-        uint32_t v = y[w], pm = 1u, clr = 0;
-        for (p = 0; p < 32u; p++) {
-            uint32_t bit = v & 1u;
-            clr |= pm & (0u - bit) & ss_eq_mask(count, rr);
-            count += bit;
-            v >>= 1;
-            pm <<= 1;
-        }
-        y[w] = (y[w] & ~(clr & bm)) | (hot_x & ss_eq_mask(w, xw) & bm);
-    }
-    /* emit the members in increasing order (out[min(pos, k-1)] rewritten with itself when not a member) */
-    for (w = 0; w < words; w++) {
-        uint32_t v = y[w];
-        for (p = 0; p < 32u; p++) {
-            uint32_t mk = 0u - (v & 1u);
-            uint32_t idx = pos - (ss_eq_mask(pos, cfg->k) & 1u);
-            out[idx] = (uint16_t)(((32u * w + p) & mk) | ((uint32_t)out[idx] & ~mk));
-            pos += mk & 1u;
-            v >>= 1;
-        }
-    }
-    ss_wipe(y, words);
-    return FXDP_OK;
+    return st;
 }
 
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out)

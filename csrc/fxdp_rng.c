@@ -224,16 +224,21 @@ static fxdp_status refill_fail(fxdp_rng *r)
     return FXDP_ERR_ENTROPY;
 }
 
-/* Raw board mode, out of line: its byte buffer and indirect call stay off the ChaCha20 path's frame. */
+/* Raw board mode, out of line: its indirect call stays off the ChaCha20 path's frame.  The 4 bytes
+ * land in r's block buffer (unused in this mode), not in a local: a smaller frame; wiped after. */
 static FXDP_I_OUTLINE fxdp_status refill_hook(fxdp_rng *r, uint32_t *w)
 {
-    uint8_t b[4] = {0, 0, 0, 0};
+    uint8_t *b = (uint8_t *)r->block;
+    fxdp_status st = FXDP_OK;
 
-    if (r->fill == NULL || r->fill(r->fill_ctx, b, sizeof b) != 0) {
-        return refill_fail(r);                      /* board entropy failed */
+    r->block[0] = 0;
+    if (r->fill == NULL || r->fill(r->fill_ctx, b, 4u) != 0) {
+        st = refill_fail(r);                        /* board entropy failed */
+    } else {
+        *w = load_le32(b);
     }
-    *w = load_le32(b);
-    return FXDP_OK;
+    r->block[0] = 0;
+    return st;
 }
 
 fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
@@ -243,15 +248,15 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
         return FXDP_ERR_ENTROPY;
     }
     if (r->mode == FXDP_MODE_CHACHA || r->mode == FXDP_MODE_CHACHA_FKE) {
-        uint32_t fke = (uint32_t)(r->mode == FXDP_MODE_CHACHA_FKE);
         if (r->word_pos >= 16u) {
             if (r->counter == UINT32_C(0xFFFFFFFF)) {
                 return refill_fail(r);              /* keystream exhausted */
             }
+            /* only r and w live across the block (the mode is re-read after it): a small frame */
             fxdp_i_chacha20_block(r->key, r->counter, r->nonce, r->block);
             r->counter += 1u;
             r->word_pos = 0;
-            if (fke) {
+            if (r->mode == FXDP_MODE_CHACHA_FKE) {
                 unsigned i;
                 for (i = 0; i < 8u; i++) {          /* fast key erasure: words 0..7 are the next key */
                     r->key[i] = r->block[i];
@@ -261,7 +266,7 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w)
             }
         }
         *w = r->block[r->word_pos];
-        if (fke) {
+        if (r->mode == FXDP_MODE_CHACHA_FKE) {
             r->block[r->word_pos] = 0;              /* erase served output */
         }
         r->word_pos += 1u;

@@ -34,14 +34,15 @@ indexed 0..m-1 (other index j is item j + [j >= x]):
    (k-1)-subset of them (each arises from d - k supersets, each picked with 1/k), so S is
    distributed as stated.  Every bit is read before anything is written.
 
-The C form (csrc/fxdp_mech_ss.c) keeps T as a d-bit map on the stack (d <= FXDP_SS_MAX_D =
-1024: 128 bytes, as unary encoding) and touches it only with public shifts and masks: each of
-Floyd's membership tests and insertions scans every word of the map; the shift of T past x, the
-removal of the r-th member (a scan of all d positions with a running count) and the emission of
-the k indices are branch-free (the lazy form indexes the map directly in Floyd's loop).  In the
-constant-time form time and bit use therefore depend on (d, k, bits) and on the rejections of the
-uniform draws, which are independent of x and of b; they are not constant over random streams
-unless every bound m - k + 1, ..., m and k is a power of two (the export check, which varies the
+The C form (csrc/fxdp_mech_ss.c) builds T in the caller's output buffer as Floyd's list (no map
+on the stack: issue 13's 256 B stack goal; zeroed on an entropy failure), then sorts it, maps it to
+items, replaces the r-th smallest by x when b = 1 and moves that one entry into place.  In the
+constant-time form each membership test scans the whole list so far with masks, the sort is an
+odd-even transposition network (k rounds of fixed compare-exchanges) and the replacement and the
+final passes are fixed scans, so no branch, address or shift depends on x, b or the subset (the
+lazy form scans and sorts with branches).  Time and bit use therefore depend on (d, k, bits) and on
+the rejections of the uniform draws, which are independent of x and of b; they are not constant over
+random streams unless every bound m - k + 1, ..., m and k is a power of two (the export check, which varies the
 stream, uses d = 3, k = 2 and d = 65, k = 1).
 
 Every input is an item index in [0, d); anything else is refused (ValueError, FXDP_ERR_PARAM in C):
@@ -66,7 +67,7 @@ from .base import CConfig
 MAX_DEVICE_D = 1024          # FXDP_SS_MAX_D in csrc/fxdp.h (a d-bit map on the stack, uint16 out)
 MAX_D = 1 << 20              # simulation and the server's estimator
 PMF_MAX_SUBSETS = 5000       # output_pmf enumerates the C(d, k) subsets
-SRC_SS = SRC_RNG + ["fxdp_bernoulli.c", "fxdp_mech_ss.c"]
+SRC_SS = SRC_RNG + ["fxdp_bernoulli.c", "fxdp_uniform.c", "fxdp_mech_ss.c"]
 
 
 def optimal_k(d, e_eps):
@@ -225,6 +226,7 @@ class SubsetSelection(ItemOracle):
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint16_t", "count": self.k, "min": 0, "max": self.d - 1, "matrix": True},
             "sources": list(SRC_SS),
+            "in_place": True,       # Floyd's list is built in out, zeroed on an entropy failure
             "summary": (f"subset selection over d = {self.d} items, k = {self.k}: the subset holds x "
                         f"w.p. p = {_p(self.p)} ({self.k} uint16 indices per report); epsilon <= {self.epsilon!r}; "
                         + (("constant time in x and b (bit use depends on the stream's rejections only, "
