@@ -22,7 +22,7 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
         k -= 1u;
     }
     {
-        uint32_t buf = r->bitbuf, cnt = r->bitcount;
+        uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;   /* <= 31 always: see fxdp_i_bits */
         fxdp_status st = fxdp_i_rd_dyadic_odd(r, &buf, &cnt, a, k, out);
         r->bitbuf = buf;
         r->bitcount = cnt;

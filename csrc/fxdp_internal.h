@@ -159,10 +159,12 @@ FXDP_I_INLINE fxdp_status fxdp_i_take_bits(fxdp_rng *r, unsigned n, uint32_t *ou
     return FXDP_OK;
 }
 
-/* The same reads on r's own buffer (load, read, store back). */
+/* The same reads on r's own buffer (load, read, store back).  bitcount <= 31 always (fxdp_i_ready
+ * rejects more, every read leaves it <= 31): the & 31u changes no value, it tells the analysers,
+ * which lose the bound where a caller's draw loop joins its iterations (as in fxdp_i_take_bits). */
 static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;
     fxdp_status st = fxdp_i_rd_bits(r, &buf, &cnt, n, out);
     r->bitbuf = buf;
     r->bitcount = cnt;
@@ -171,7 +173,7 @@ static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
 
 static inline fxdp_status fxdp_i_bits64(fxdp_rng *r, unsigned n, uint64_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;
     fxdp_status st = fxdp_i_rd_bits64(r, &buf, &cnt, n, out);
     r->bitbuf = buf;
     r->bitcount = cnt;
@@ -180,7 +182,7 @@ static inline fxdp_status fxdp_i_bits64(fxdp_rng *r, unsigned n, uint64_t *out)
 
 static inline fxdp_status fxdp_i_bit(fxdp_rng *r, uint32_t *bit)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;
     fxdp_status st = fxdp_i_rd_bit(r, &buf, &cnt, bit);
     r->bitbuf = buf;
     r->bitcount = cnt;
