@@ -11,16 +11,18 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
         *out = 0;
         return FXDP_OK;
     }
-    if (a == (UINT64_C(1) << k)) {
+    if (k == 0u || a == (UINT64_C(1) << k)) {   /* k == 0: a == 1 == 2^0 here */
         *out = 1;
         return FXDP_OK;
     }
-    while ((a & 1u) == 0u) {        /* a odd: drop the trailing zero digits of a/2^k */
+    while ((a & 1u) == 0u && k > 1u) {  /* a odd: drop the trailing zero digits of a/2^k (1 <= a < 2^k:
+                                         an even a has k >= 2, so k > 1u never stops the loop; it
+                                         tells the analysers that k >= 1 after it) */
         a >>= 1;
         k -= 1u;
     }
     {
-        uint32_t buf = r->bitbuf, cnt = r->bitcount;
+        uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;   /* <= 31 always: see fxdp_i_bits */
         fxdp_status st = fxdp_i_rd_dyadic_odd(r, &buf, &cnt, a, k, out);
         r->bitbuf = buf;
         r->bitcount = cnt;

@@ -159,10 +159,12 @@ FXDP_I_INLINE fxdp_status fxdp_i_take_bits(fxdp_rng *r, unsigned n, uint32_t *ou
     return FXDP_OK;
 }
 
-/* The same reads on r's own buffer (load, read, store back). */
+/* The same reads on r's own buffer (load, read, store back).  bitcount <= 31 always (fxdp_i_ready
+ * rejects more, every read leaves it <= 31): the & 31u changes no value, it tells the analysers,
+ * which lose the bound where a caller's draw loop joins its iterations (as in fxdp_i_take_bits). */
 static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;
     fxdp_status st = fxdp_i_rd_bits(r, &buf, &cnt, n, out);
     r->bitbuf = buf;
     r->bitcount = cnt;
@@ -171,7 +173,7 @@ static inline fxdp_status fxdp_i_bits(fxdp_rng *r, unsigned n, uint32_t *out)
 
 static inline fxdp_status fxdp_i_bits64(fxdp_rng *r, unsigned n, uint64_t *out)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;
     fxdp_status st = fxdp_i_rd_bits64(r, &buf, &cnt, n, out);
     r->bitbuf = buf;
     r->bitcount = cnt;
@@ -180,7 +182,7 @@ static inline fxdp_status fxdp_i_bits64(fxdp_rng *r, unsigned n, uint64_t *out)
 
 static inline fxdp_status fxdp_i_bit(fxdp_rng *r, uint32_t *bit)
 {
-    uint32_t buf = r->bitbuf, cnt = r->bitcount;
+    uint32_t buf = r->bitbuf, cnt = r->bitcount & 31u;
     fxdp_status st = fxdp_i_rd_bit(r, &buf, &cnt, bit);
     r->bitbuf = buf;
     r->bitcount = cnt;
@@ -271,7 +273,7 @@ static inline fxdp_status fxdp_i_rd_dyadic_odd(fxdp_rng *r, uint32_t *pbuf, uint
     uint32_t buf = *pbuf, cnt = *pcnt, digit;
 
     for (;;) {
-        uint32_t j, sb, db, x;
+        uint32_t j, ss, ds, sb, db, x;
         if (cnt == 0u) {
             *pbuf = 0;              /* buffer empty: exact state if the refill fails */
             *pcnt = 0;
@@ -280,17 +282,28 @@ static inline fxdp_status fxdp_i_rd_dyadic_odd(fxdp_rng *r, uint32_t *pbuf, uint
             }
             cnt = 32u;
         }
-        j = cnt < (uint32_t)kk ? cnt : (uint32_t)kk;                     /* 1..32 */
-        sb = (buf >> (cnt - j)) & fxdp_i_mask32_nz(j);                    /* next j stream bits */
-        db = (uint32_t)(a >> ((uint32_t)kk - j)) & fxdp_i_mask32_nz(j);   /* next j digits of p */
+        /* j = min(cnt, kk) (1..32); ss = cnt - j, ds = kk - j, each computed in the branch
+         * where it is plainly in range (so the analysers see it too) */
+        if (cnt < (uint32_t)kk) {
+            j = cnt;
+            ss = 0u;
+            ds = (uint32_t)kk - cnt;
+        } else {
+            j = (uint32_t)kk;
+            ss = cnt - (uint32_t)kk;
+            ds = 0u;
+        }
+        sb = (buf >> ss) & fxdp_i_mask32_nz(j);                  /* next j stream bits */
+        db = (uint32_t)(a >> ds) & fxdp_i_mask32_nz(j);          /* next j digits of p */
         x = sb ^ db;
         if (x != 0u) {
-            unsigned lz = fxdp_i_bitlen32_nz(x);                           /* difference at j - lz */
-            cnt -= j - (uint32_t)lz + 1u;
+            unsigned lz = fxdp_i_bitlen32_nz(x);                  /* difference at j - lz */
+            cnt = (ss + (uint32_t)lz - 1u) & 31u;  /* cnt - (j - lz + 1) <= 31 (lz <= j as x < 2^j):
+                                                       & 31u changes no value, it tells Eva */
             digit = (db >> (lz - 1u)) & 1u;      /* digit 1 against bit 0: U < p */
             break;
         }
-        cnt -= j;
+        cnt = ss;                                /* cnt - j */
         kk -= (unsigned)j;
         if (kk == 0u) {
             digit = 0u;                          /* U agrees with every digit: U >= p */

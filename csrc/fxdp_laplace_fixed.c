@@ -130,7 +130,8 @@ fxdp_status fxdp_laplace_fixed_noise(fxdp_rng *r, const fxdp_laplace_fixed_param
     } else {
         mag = fxdp_lf_rsr((uint64_t)p->scale_num * lam, (unsigned)p->shift);
     }
-    cap = (uint64_t)(2 * (p->hi - p->lo + p->step));
+    cap = 2u * (uint64_t)(p->hi - p->lo + p->step);   /* < 2^61 (fxdp_lf_box_ok); unsigned: no
+                                                         overflow for Eva to rule out */
     if (mag > cap) {
         mag = cap;
     }
@@ -178,15 +179,15 @@ static int fxdp_plf_params_ok(const fxdp_planar_laplace_fixed_params *p)
     if (!fxdp_lf_box_ok(p->lo, p->hi, p->step)) {
         return 0;
     }
-    return 2 * (p->hi - p->lo + p->step) < (INT64_C(1) << 32);
+    return p->hi - p->lo + p->step < (INT64_C(1) << 31);   /* cap = 2 (hi - lo + step) < 2^32 */
 }
 
 fxdp_status fxdp_planar_laplace_fixed_noise(fxdp_rng *r, const fxdp_planar_laplace_fixed_params *p,
                                             int64_t *dx, int64_t *dy)
 {
-    uint32_t ja, i1, i2, l1, l2, a;
+    uint32_t ja, i1, i2, l1, l2, a, cap;
     int32_t c, s;
-    uint64_t rad, cap;
+    uint64_t rad;
     unsigned n;
     fxdp_status st;
 
@@ -205,10 +206,13 @@ fxdp_status fxdp_planar_laplace_fixed_noise(fxdp_rng *r, const fxdp_planar_lapla
     a = (2u * ja + 1u) << (31u - (unsigned)p->angle_bits);
     fxdp_cordic_q30(a, &c, &s);
     n = (unsigned)p->radius_bits + 1u;
-    (void)fxdp_neglog_q26(2u * i1 + 1u, n, &l1);
-    (void)fxdp_neglog_q26(2u * i2 + 1u, n, &l2);
+    /* 2 i + 1 < 2^n since i < 2^radius_bits; only an rng state that breaks the bit reader's
+     * invariant (bitbuf >= 2^bitcount) could give more: refused, nothing written */
+    if (fxdp_neglog_q26(2u * i1 + 1u, n, &l1) != FXDP_OK || fxdp_neglog_q26(2u * i2 + 1u, n, &l2) != FXDP_OK) {
+        return FXDP_ERR_PARAM;
+    }
     rad = fxdp_lf_rsr((uint64_t)p->scale_num * ((uint64_t)l1 + l2), (unsigned)p->shift);
-    cap = (uint64_t)(2 * (p->hi - p->lo + p->step));
+    cap = (uint32_t)(2u * (uint64_t)(p->hi - p->lo + p->step));   /* < 2^32 (fxdp_plf_params_ok) */
     if (rad > cap) {
         rad = cap;
     }

@@ -294,6 +294,10 @@ GEO_INLINE fxdp_status geo_ct_release(fxdp_rng *r, const fxdp_geometric_cfg *cfg
         return st;
     }
     n = (unsigned)cfg->n;                                   /* 1..16 */
+    for (i = 0; i < FXDP_GEOMETRIC_MAX_N; i++) {
+        vi[i] = 0;      /* every entry initialised: the analysers cannot tie "written for i < n" to
+                           the reads below (n is from the cfg); the public count is fixed */
+    }
     for (i = 0; i < n; i++) {
         /* table_sample_ct: one k-bit draw, then the full scan(s) */
         st = GEO_DRAW(r, cfg->k, &v);
