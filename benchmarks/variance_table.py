@@ -2,40 +2,49 @@
 
 For d in {16, 1024, 65536} and epsilon in {0.5, 1, 2, 4}: one Zipf(1.1) population of n = 10^6
 devices per d; each oracle (as ``fxdp.estimate.recommend_frequency_oracle`` realizes it for (epsilon,
-d)) runs R independent fleets on it (seeds 0..R-1, R = ceil(--items / d), so every row averages
-about --items item estimates), each fleet simulated in chunks of devices (``m.simulate`` with device
-ids, bit-identical to one call) and reduced to its support counts.  The ratio is
+d)) runs R independent fleets on it (R = ceil(--items / d), so every row averages about --items
+item estimates; seeds: below), each fleet reduced to its support counts (``m.simulate_support``
+where the oracle has it: unary encoding and subset selection, the same bits as ``m.simulate``
+without the n x d or n x k reports; else ``m.simulate`` in chunks of devices with device ids,
+bit-identical to one call, and ``m.frequency_support``).  The ratio is
 
     sum over fleets and items of (estimate - true share)^2 / sum of m.variance(true share, n),
 
 the empirical mean squared error over the closed-form variance at the population's own shares (the
 population is fixed, so the closed form is exact; the goal is a ratio in [0.9, 1.1]).  The ratio's
-own standard error is printed beside it (from the spread of the per-item ratios).
+own standard error is printed beside it (delta method over the per-item terms; for normal
+estimates about sqrt(2 / items)).
 
-Oracles that cost about d per device (unary encoding draws d Bernoullis, subset selection scans a
-d-item map, local hashing's estimator hashes every item for every report) would need more than
---max-draws units of work per row at d = 65536 (6.6e10 per fleet of 10^6).  They are run so:
+Work per device (``draws_per_device``): unary encoding draws d Bernoullis, subset selection k
+uniform indices, local hashing's estimator hashes every item for every report.  A row that
+would need more than --max-draws units of work is run so:
 
-* unary encoding: ``m.simulate_support`` (the same kernel and bits as ``m.simulate``, reduced to its
-  column sums on the fly, so no n x d matrix), on a fleet of --heavy-n devices (a Zipf population
-  of that size; the closed form is exact at every n, and the ratio does not depend on n);
-* subset selection: the same --heavy-n fleet (its reports are n x k indices, k up to 24,742);
+* unary encoding and subset selection: on a fleet of --heavy-n devices (a Zipf population of that
+  size; the closed form is exact at every n, and the ratio does not depend on n);
 * local hashing: all n devices, but the support counts (O(n) per item) of only --lh-items items,
-  the first and the last --lh-items / 2 (``m.frequency_support(reports, items=range(lo, hi))``).
+  the first and the last --lh-items / 2 (``m.frequency_support(reports, items=range(lo, hi))``);
+  --lh-items 0 counts all d items (``support_counts_blocked``: about 1 ns per device and item).
 
 The fleets column says how many fleets of how many devices, and the items column how many item
 estimates the ratio averages.
 
     python3 benchmarks/variance_table.py                 # the README table (see README for its time)
     python3 benchmarks/variance_table.py --d 16 --eps 1 --n 100000
-    python3 benchmarks/variance_table.py --d 16 --items 512 --oracles HR k-RR --first-seed 1000
+    python3 benchmarks/variance_table.py --d 16 --items 512 --oracles HR k-RR --seed-base 1
 
-Every cell of one oracle uses the same seeds (0, 1, ...) at every eps, so the cells of a column
-share stream bits and their deviations from 1 are correlated; --first-seed moves them.
+Seeds.  Every cell (oracle, d, eps) draws its own fleets: fleet j of a cell runs on the int seed
+(stream version 2) ``cell_seed(label, d, eps, j, base)`` = the first 16 bytes, big-endian, of
+SHA-256("fxdp variance_table base=<base> oracle=<label> d=<d> eps=<eps:g> fleet=<j>"), e.g.
+"fxdp variance_table base=0 oracle=OUE d=16 eps=0.5 fleet=3" (base = --seed-base, default 0).
+So no two cells share stream bits and their deviations from 1 are independent (with the seeds
+0, 1, ... of every cell, one unlucky set of seeds moved a whole column); another --seed-base
+gives a fresh, independent set of fleets for every cell.  The populations are fixed per (d, n)
+and shared by the cells (the ratio is conditional on them).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import sys
 import time
@@ -53,11 +62,20 @@ def zipf_population(d, n, seed=20261125):
     return rng.choice(d, size=n, p=w / w.sum()).astype(np.int64)
 
 
+def cell_seed(label, d, eps, fleet, base=0):
+    """The int seed of fleet ``fleet`` of the cell (label, d, eps) (module docstring, Seeds)."""
+    text = f"fxdp variance_table base={base} oracle={label} d={d} eps={eps:g} fleet={fleet}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "big")
+
+
 def draws_per_device(row, d):
     """Work per device, in draws or hash evaluations (order of magnitude, for --max-draws): unary
-    encoding draws d Bernoullis, subset selection scans a d-item map, local hashing's estimator
-    hashes every item for every report; the others draw O(1)."""
-    return d if row["kind"] in ("unary_encoding", "subset_selection", "local_hashing", "longitudinal_ue") else 1
+    encoding draws d Bernoullis, subset selection k uniform indices (``simulate_support``: no
+    scan of its d-item map), local hashing's estimator hashes every item for every report (in
+    SIMD lanes, ``support_counts_blocked``, about 1 ns a step); the others draw O(1)."""
+    if row["kind"] == "subset_selection":
+        return row["mechanism"].k
+    return d if row["kind"] in ("unary_encoding", "local_hashing", "longitudinal_ue") else 1
 
 
 def item_windows(d, limit):
@@ -123,11 +141,13 @@ def main(argv=None):
     ap.add_argument("--heavy-n", type=int, default=10 ** 5,
                     help="devices per fleet of unary encoding and subset selection beyond --max-draws")
     ap.add_argument("--lh-items", type=int, default=4096,
-                    help="items whose support local hashing counts beyond --max-draws")
+                    help="items whose support local hashing counts beyond --max-draws (0: all d items, "
+                         "all n devices)")
     ap.add_argument("--longitudinal", action="store_true",
                     help="L-GRR and L-OUE (one round; epsilon_perm = eps, epsilon_1 = eps / 2) instead of the "
                          "one-shot oracles; L-OUE beyond --max-draws is not run")
-    ap.add_argument("--first-seed", type=int, default=0, help="fleet seeds first-seed, first-seed + 1, ...")
+    ap.add_argument("--seed-base", type=int, default=0,
+                    help="enters every cell's seeds (module docstring, Seeds): another base, other fleets")
     ap.add_argument("--oracles", nargs="+", default=None, help="only these (labels: k-RR OUE SUE OLH BLH HR SS)")
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--report-bytes", type=float, default=2e8, help="report memory per chunk of devices")
@@ -154,7 +174,7 @@ def main(argv=None):
                     continue
                 if draws_per_device(row, d) * n * fleets > args.max_draws:
                     if hasattr(m, "support_counts"):          # local hashing: fewer items, all devices
-                        windows = item_windows(d, args.lh_items)
+                        windows = item_windows(d, args.lh_items) if args.lh_items > 0 else None
                     else:                                       # fewer devices, all items
                         n = args.heavy_n
                 if (d, n) not in populations:
@@ -166,8 +186,9 @@ def main(argv=None):
                 t0 = time.perf_counter()
                 chunk = min(args.chunk, max(256, int(args.report_bytes // max(1, m.simulate(values[:1], 0).nbytes))))
                 err2, var = [], m.variance(truth, n)
-                for s in range(args.first_seed, args.first_seed + fleets):
-                    counts, nn, p, q = fleet_support(m, values, s, chunk, windows)
+                for j in range(fleets):
+                    seed = cell_seed(label(row), d, eps, j, args.seed_base)
+                    counts, nn, p, q = fleet_support(m, values, seed, chunk, windows)
                     est = (counts / nn - float(q)) / (float(p) - float(q))
                     err2.append((est - truth) ** 2)
                 err2 = np.concatenate(err2)

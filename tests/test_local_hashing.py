@@ -349,3 +349,24 @@ def test_support_counts_of_an_item_window_equal_the_full_counts_there(optimized)
     for bad in (range(0, 301), range(5, 5), range(-1, 3), range(0, 10, 2), (0, 10), slice(0, 10)):
         with pytest.raises(ValueError, match="items must be"):
             m.support_counts(y, items=bad)
+
+
+@pytest.mark.parametrize("prime, g", [(MERSENNE_P, 2), (MERSENNE_P, 5), (MERSENNE_P, 56), (MERSENNE_P, 65536),
+                                      (7, 3), (251, 250), (13, 13)])
+def test_blocked_support_counts_equal_the_reference_kernel(prime, g):
+    # the SIMD-lane counter (estimator and variance table) against the per-device reference loop,
+    # on arbitrary (a, b, y), with blocks of devices cut at every size (a partial last block, one
+    # device, fewer devices than a block) and more count rows than blocks
+    from fxdp.mechanisms import _kernels_lh as K
+    rng = np.random.default_rng(prime + g)
+    for n, d, workers in [(1, 5, None), (K._BLOCK - 1, 40, 1), (K._BLOCK + 3, 7, 3), (2 * K._BLOCK + 17, 300, 2)]:
+        d = min(d, prime)
+        a = rng.integers(1, prime, n)
+        b = rng.integers(0, prime, n)
+        a[0], b[0] = prime - 1, prime - 1                      # the largest z + a (a wrap at every step)
+        y = rng.integers(0, g, n)
+        want = K.support_counts(a, b, y, d, g, prime)
+        got = K.support_counts_blocked(a, b, y, d, g, prime, workers=workers)
+        assert got.dtype == np.int64 and (got == want).all()
+    with pytest.raises(ValueError, match="prime must be below 2"):
+        K.support_counts_blocked(a, b, y, 3, 2, 1 << 31)

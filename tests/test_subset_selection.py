@@ -381,3 +381,29 @@ def test_config_and_cli_kind():
     assert spec["c_function"] == "fxdp_subset_selection_ct" and spec["output"] == {
         "ctype": "uint16_t", "count": m.k, "min": 0, "max": m.d - 1, "matrix": True}
     assert f"{m.k} uint16 indices per report" in spec["summary"] and "constant time in x and b" in spec["summary"]
+
+
+@pytest.mark.parametrize("ct", [False, True], ids=["lazy", "ct"])
+@pytest.mark.parametrize("d, eps", [(2, 1), (16, 0.5), (37, 2), (300, 1), (1024, 4)])
+def test_simulate_support_equals_the_support_of_simulate(d, eps, ct):
+    # the counts kernel (variance table at d = 65536: O(k) per device, no n x k reports) against
+    # the reports' item counts, over several device chunks (the last one partial), both stream
+    # versions; the replaced r-th item (b = 1) is found by selection, not by sorting
+    m = fxdp.make_subset_selection(d, eps, constant_time=ct)
+    x = (np.arange(1300) * 7) % d
+    ids = np.arange(1000, 2300, dtype=np.uint64) * 3
+    for seed in (5, fxdp.Seed(5, stream_version=1)):
+        want = m.frequency_support(m.simulate(x, seed, device_ids=ids))
+        got = m.simulate_support(x, seed, device_ids=ids)
+        assert got.n == want.n == 1300 and (got.p, got.q) == (want.p, want.q)
+        assert got.counts.dtype == np.int64 and (got.counts == want.counts).all()
+        assert got.counts.sum() == 1300 * m.k
+
+
+def test_simulate_support_releases_nothing_on_entropy_failure_or_bad_input(monkeypatch):
+    m = fxdp.make_subset_selection(20, 1)
+    with pytest.raises(ValueError, match="d"):
+        m.simulate_support([0, 20], seed=1)
+    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
+    with pytest.raises(EntropyError, match="300 of 300 devices failed; no output released"):
+        m.simulate_support(np.arange(300) % 20, seed=1)

@@ -12,6 +12,9 @@ simulation need not be constant time).  Bit-identical to csrc/fxdp_mech_lh.c; th
 * ``fleet_local_hashing(key, ids, first_block, a_p, w, bits, g, prime, ct, x, out, status, bits_out)``
   (x: int64[n] items, out: int64[n, 3] reports (a, b, y))
 * ``support_counts(a, b, y, d, g, prime) -> int64[d]``: the server's support counts, O(n d)
+* ``support_counts_blocked(a, b, y, d, g, prime) -> int64[d]``: the same counts, devices in
+  blocks of ``_BLOCK`` with the item loop outside, so the per-device steps are branch-free and
+  run in SIMD lanes (several times faster at large d; ``support_counts`` stays the reference)
 """
 from __future__ import annotations
 
@@ -146,4 +149,73 @@ def support_counts(a, b, y, d, g, prime):
     rows = np.zeros((nch, int(d)), dtype=np.int64)
     _support_counts(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64), np.asarray(y, dtype=np.int64),
                     np.int64(d), np.int64(g), np.int64(prime), rows)
+    return rows.sum(axis=0)
+
+
+# --------------------------------------------------------------------------
+# blocked support counts: the same S_v, item loop outside, devices inside
+
+_BLOCK = 2048              # devices per block: 5 uint32 arrays of 8 KiB, within L1 + L2
+_BLOCKED_MAX_PRIME = 1 << 31   # z + a < 2^32 must hold in uint32
+
+
+@_jit
+def _count_block(a, b, y, lo, hi, d, g, prime, row, z, r, av, am, yb):
+    """row[v] += #{i in [lo, hi) : h_{a_i, b_i}(v) = y_i} for v in [0, d), as ``_count_rows``, with
+    the devices of the block in the inner loop: z = (a v + b) mod P and r = z mod g are carried
+    per device from v to v + 1 by selects, not branches (a wrap of z subtracts P mod g from r).
+    z, r, av, am, yb: uint32 scratch of at least hi - lo entries."""
+    nb = hi - lo
+    gg = np.uint32(g)
+    pp = np.uint32(prime)
+    g_minus_pmg = np.uint32(g - prime % g)          # in [1, g]: adding it subtracts P mod g, mod g
+    for t in range(nb):
+        i = lo + t
+        av[t] = np.uint32(a[i])
+        am[t] = np.uint32(a[i] % g)
+        z[t] = np.uint32(b[i])
+        r[t] = np.uint32(b[i] % g)
+        yb[t] = np.uint32(y[i])
+    for v in range(d):
+        acc = np.uint32(0)
+        for t in range(nb):
+            rt = r[t]
+            acc += np.uint32(rt == yb[t])
+            zt = np.uint32(z[t] + av[t])                 # < 2^32: a, z < P < 2^31
+            wrap = zt >= pp
+            z[t] = np.uint32(zt - pp) if wrap else zt
+            r1 = np.uint32(rt + am[t])
+            r1 = np.uint32(r1 - gg) if r1 >= gg else r1
+            r2 = np.uint32(r1 + g_minus_pmg)
+            r2 = np.uint32(r2 - gg) if r2 >= gg else r2
+            r[t] = r2 if wrap else r1
+        row[v] += np.int64(acc)
+
+
+@_pjit
+def _support_counts_blocked(a, b, y, d, g, prime, rows, block):
+    n = a.shape[0]
+    nblocks = (n + block - 1) // block
+    nw = rows.shape[0]
+    for w in numba.prange(nw):                          # worker w: blocks w, w + nw, ...; only writer of rows[w]
+        z = np.empty(block, dtype=np.uint32)
+        r = np.empty(block, dtype=np.uint32)
+        av = np.empty(block, dtype=np.uint32)
+        am = np.empty(block, dtype=np.uint32)
+        yb = np.empty(block, dtype=np.uint32)
+        for k in range(w, nblocks, nw):
+            _count_block(a, b, y, k * block, min(n, (k + 1) * block), d, g, prime, rows[w], z, r, av, am, yb)
+
+
+def support_counts_blocked(a, b, y, d, g, prime, workers=None):
+    """int64[d], equal to ``support_counts(a, b, y, d, g, prime)`` (a, b, y: int64[n], validated;
+    prime < 2^31).  workers: count rows (default: numba's thread count)."""
+    if prime >= _BLOCKED_MAX_PRIME:
+        raise ValueError(f"prime must be below 2^31, got {prime}")
+    n = len(a)
+    nw = max(1, min(int(workers or numba.get_num_threads()), (n + _BLOCK - 1) // _BLOCK))
+    rows = np.zeros((nw, int(d)), dtype=np.int64)
+    _support_counts_blocked(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64),
+                            np.ascontiguousarray(y, dtype=np.int64), np.int64(d), np.int64(g), np.int64(prime),
+                            rows, np.int64(_BLOCK))
     return rows.sum(axis=0)

@@ -13,6 +13,11 @@ scans); the fleet pattern is that of ``_kernels_mech``.  Integers only.
   (out: int32[k], written only on success; mark: uint8[d - 1], all zero, left zero)
 * ``fleet_subset_selection(key, ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out)``
   (x: int64[n] items, out: int32[n, k] reports)
+* ``fleet_subset_selection_counts(key, ids, first_block, a_p, bits, d, k, ct, x, counts, status)``
+  (counts: int64[w, d], zero; worker row r adds the reports of its devices with status OK: the
+  column sums of ``fleet_subset_selection``'s reports as item counts, in O(k) work per device
+  after the draws (no scan of the d-item map, no n x k reports), for the variance table at
+  large d)
 """
 from __future__ import annotations
 
@@ -111,3 +116,104 @@ def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x,
         mark = np.zeros(max(d - 1, 1), dtype=np.uint8)
         _chunk_ss(state, lanes, mark, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, bits, d, k, ct, x, out, status, bits_out)
+
+
+# --------------------------------------------------------------------------
+# support counts without the reports: the same bits, O(k) per device after the draws
+
+@_ijit
+def _select(v, k, r):
+    """The r-th smallest (0-based) of the k distinct values v[:k] (reorders v; Hoare partition
+    with the middle element as pivot, iterative)."""
+    lo = np.int64(0)
+    hi = k - 1
+    while lo < hi:
+        pivot = v[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while v[i] < pivot:
+                i += 1
+            while v[j] > pivot:
+                j -= 1
+            if i <= j:
+                tmp = v[i]
+                v[i] = v[j]
+                v[j] = tmp
+                i += 1
+                j -= 1
+        if r <= j:
+            hi = j
+        elif r >= i:
+            lo = i
+        else:
+            return v[r]
+    return v[r]
+
+
+@_ijit
+def _ss_one_counts(state, a_p, bits, d, k, ct, x, mark, drawn, row):
+    """status; on OK adds the report of ``_ss_one`` (same bits) to row: row[item] += 1 for each
+    of its k items.  drawn: int64 scratch of k entries; mark is all zero after."""
+    m = d - 1
+    buf, c = _load(state)
+    st = OK
+    nd = np.int64(0)
+    for j in range(m - k, m):
+        st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
+        if st != OK:
+            break
+        v = np.int64(t)
+        if mark[v]:
+            v = np.int64(j)
+        mark[v] = np.uint8(1)
+        drawn[nd] = v
+        nd += 1
+    b = False
+    r = np.int64(0)
+    if st == OK:
+        if ct:
+            st, b, buf, c = _rd_dyadic_ct(state, buf, c, a_p, bits)
+        else:
+            st, b, buf, c = _rd_dyadic(state, buf, c, a_p, bits)
+    if st == OK and (ct or b):
+        st, rr, buf, c = _rd_uniform_below(state, buf, c, np.uint64(k))
+        r = np.int64(rr)
+    _store(state, buf, c)
+    for i in range(nd):                         # clear only what was marked
+        mark[drawn[i]] = np.uint8(0)
+    if st != OK:
+        return st
+    for i in range(k):                          # the others, shifted past x (an increasing map)
+        it = drawn[i] + 1 if drawn[i] >= x else drawn[i]
+        drawn[i] = it
+        row[it] += 1
+    if b:                                       # the r-th smallest is replaced by x
+        row[_select(drawn, k, r)] -= 1
+        row[x] += 1
+    return OK
+
+
+@_jit
+def _chunk_ss_counts(state, lanes, mark, drawn, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, row,
+                     status):
+    for i in range(lo, hi):
+        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
+        status[i] = np.uint8(_ss_one_counts(state, a_p, bits, d, k, ct, x[i], mark, drawn, row))
+
+
+@_pjit
+def fleet_subset_selection_counts(key, device_ids, first_block, a_p, bits, d, k, ct, x, counts, status):
+    # the device chunks of fleet_subset_selection; worker row r takes chunks r, r + w, ... and is
+    # the only writer of counts[r]
+    n = device_ids.shape[0]
+    nch = (n + CHUNK - 1) // CHUNK
+    w = counts.shape[0]
+    for r in numba.prange(w):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        mark = np.zeros(max(d - 1, 1), dtype=np.uint8)
+        drawn = np.empty(k, dtype=np.int64)
+        for ch in range(r, nch, w):
+            _chunk_ss_counts(state, lanes, mark, drawn, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
+                             first_block, a_p, bits, d, k, ct, x, counts[r], status)
