@@ -119,6 +119,22 @@ MECHANISMS = {
     "square_wave_ct": ("Square Wave, [0, 40] at 12 bits, eps 2, constant time",
                        lambda: M.make_square_wave(0, 40, 2, constant_time=True)),
     "square_wave": ("Square Wave, [0, 40] at 12 bits, eps 2, lazy", lambda: M.make_square_wave(0, 40, 2)),
+    # issue 17, several readings per device: k = 2 of d = 8 attributes on [0, 40] at 12 bits, eps 6 (3 per report)
+    "numeric_md_duchi_ct": ("multi-dim d=8 k=2, Duchi base, [0, 40] at 12 bits, eps 6, constant time",
+                            lambda: M.make_numeric_multidim(0, 40, 6, 8, base="duchi", report_dims=2,
+                                                            constant_time=True)),
+    "numeric_md_duchi": ("multi-dim d=8 k=2, Duchi base, [0, 40] at 12 bits, eps 6, lazy",
+                         lambda: M.make_numeric_multidim(0, 40, 6, 8, base="duchi", report_dims=2)),
+    "numeric_md_piecewise_ct": ("multi-dim d=8 k=2, Piecewise base, [0, 40] at 12 bits, eps 6, constant time",
+                                lambda: M.make_numeric_multidim(0, 40, 6, 8, base="piecewise", report_dims=2,
+                                                                constant_time=True)),
+    "numeric_md_piecewise": ("multi-dim d=8 k=2, Piecewise base, [0, 40] at 12 bits, eps 6, lazy",
+                             lambda: M.make_numeric_multidim(0, 40, 6, 8, base="piecewise", report_dims=2)),
+    "numeric_md_hybrid_ct": ("multi-dim d=8 k=2, Hybrid base, [0, 40] at 12 bits, eps 6, constant time",
+                             lambda: M.make_numeric_multidim(0, 40, 6, 8, base="hybrid", report_dims=2,
+                                                             constant_time=True)),
+    "numeric_md_hybrid": ("multi-dim d=8 k=2, Hybrid base, [0, 40] at 12 bits, eps 6, lazy",
+                          lambda: M.make_numeric_multidim(0, 40, 6, 8, base="hybrid", report_dims=2)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

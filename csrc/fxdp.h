@@ -671,16 +671,16 @@ fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *
  * 1 <= d <= FXDP_MD_MAX_D, 1 <= k <= min(d, FXDP_MD_MAX_K); the base's cfg as its own entry point
  * requires; every x[a] checked before any draw. */
 #define FXDP_MD_MAX_D 256u          /* attributes per device                                 */
-#define FXDP_MD_MAX_K 16u           /* reported attributes (two 16-entry stack arrays)        */
+#define FXDP_MD_MAX_K 16u           /* reported attributes                                    */
 typedef struct fxdp_md_cfg {
     fxdp_hm_cfg hm;
     uint8_t base;
     uint32_t d;
     uint32_t k;
 } fxdp_md_cfg;
-/* Lazy: the base mechanism's lazy draws (the bits used reveal them). */
+/* Lazy: the base mechanism's lazy draws (the bits used reveal them); drawn in place (out must not overlap x): entropy failure zeroes out[0..2k). */
 fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
-/* Constant time in x: the base's constant-time draws; bit use varies with Floyd's rejections (the stream) only. */
+/* Constant time in x: the base's constant-time draws; bit use varies with Floyd's rejections (the stream) only; in place, zeroed on failure. */
 fxdp_status fxdp_numeric_md_ct(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,

@@ -37,7 +37,9 @@ static uint32_t hm_duchi_base(const fxdp_hm_cfg *cfg)
     return (UINT32_C(1) << cfg->pm.bits) + cfg->pm.w;
 }
 
-static fxdp_status hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint32_t *out, int ct)
+/* Merged into each caller (the two entry points, fxdp_i_hm_run): one frame less on the draws'
+ * refill chain (issue 13's 256 B goal), as before fxdp_i_hm_run gave it a third caller. */
+FXDP_I_INLINE fxdp_status hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint32_t *out, int ct)
 {
     uint32_t j = 0, sel;
     uint8_t c = 0, y = 0;

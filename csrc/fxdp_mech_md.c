@@ -8,9 +8,10 @@
  * (NumericMultiDim.release): Floyd's k draws t = uniform_below(j + 1), j = d - k
  * .. d - 1 (S gets j when t is already in S, else t), then the base
  * mechanism's draws (fxdp_i_duchi_run, fxdp_i_pm_run, fxdp_i_hm_run) for the
- * attributes of S in increasing order.  S is kept sorted in a k-entry stack
- * array; the reports go to a second one, so out is written only on FXDP_OK.
- * The subset's bits depend on (d, k) and the stream only; in the _ct form the
+ * attributes of S in increasing order.  Drawn in place (issue 13's 256 B stack
+ * goal: no k-entry stack arrays): S is kept sorted in out[0..k) and report q
+ * goes to out[k + q]; a failure during the draws zeroes out[0..2k), so
+ * nothing is released (DeviceSpec.in_place).  The subset's bits depend on (d, k) and the stream only; in the _ct form the
  * base's draws are its constant-time ones, so time and bit use do not depend
  * on x.  The Numba twin is fxdp/mechanisms/_kernels_md.py.  Every parameter
  * and every x[a] is checked before any draw.
@@ -28,7 +29,8 @@ static int md_base_ok(const fxdp_md_cfg *cfg, uint32_t x)
     return cfg->base == 2u && fxdp_i_hm_ok(&cfg->hm, x);
 }
 
-static fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, const uint32_t *out)
+/* Out of line: its per-attribute loop state is not on the stack during the draws. */
+static FXDP_I_OUTLINE fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, const uint32_t *out)
 {
     uint32_t a;
 
@@ -46,13 +48,14 @@ static fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg *cfg, const uin
     return fxdp_i_ready(r);
 }
 
-/* S <- a uniform k-subset of [0, d), increasing (Floyd): draw n takes j = d - k + n. */
-static fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint16_t *sel)
+/* out[0..k) <- S, a uniform k-subset of [0, d), increasing (Floyd): draw n takes j = d - k + n.
+ * Out of line: its loop state is not on the stack while the base mechanism draws. */
+static FXDP_I_OUTLINE fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint32_t *sel)
 {
     uint32_t n, j, q, v, t;
     fxdp_status st;
 
-    for (n = 0; n < k && n < FXDP_MD_MAX_K; n++) {
+    for (n = 0; n < k; n++) {
         j = d - k + n;
         st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
         if (st != FXDP_OK) {
@@ -69,12 +72,12 @@ static fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint16_t *sel)
             sel[q] = sel[q - 1u];
             q--;
         }
-        sel[q] = (uint16_t)v;
+        sel[q] = v;
     }
     return FXDP_OK;
 }
 
-static fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, uint32_t *y, int ct)
+FXDP_I_INLINE fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, uint32_t *y, int ct)
 {
     uint8_t bit = 0;
     fxdp_status st;
@@ -90,30 +93,20 @@ static fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, ui
     return fxdp_i_hm_run(r, &cfg->hm, x, y, ct);
 }
 
-static fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
+/* In place: the subset in out[0..k), report q in out[k + q]; zeroed on a failure.  Merged into
+ * each entry point (ct a constant there): one frame less on the draws' refill chain. */
+FXDP_I_INLINE fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
-    uint16_t sel[FXDP_MD_MAX_K];     /* d <= 256 */
-    uint32_t ys[FXDP_MD_MAX_K];
     uint32_t q, k = cfg->k;
-    fxdp_status st;
+    fxdp_status st = md_subset(r, cfg->d, k, out);
 
-    /* Zeroed through fxdp_i_wipe, not an initializer, which gcc turns into a memset call (the
-     * export links no C library); the values are overwritten before they are read. */
-    fxdp_i_wipe(sel, sizeof sel);
-    fxdp_i_wipe(ys, sizeof ys);
-    st = md_subset(r, cfg->d, k, sel);
-
-    for (q = 0; q < k && q < FXDP_MD_MAX_K && st == FXDP_OK; q++) {
-        st = md_report(r, cfg, x[sel[q]], &ys[q], ct);
+    for (q = 0; q < k && st == FXDP_OK; q++) {
+        st = md_report(r, cfg, x[out[q]], &out[k + q], ct);
     }
     if (st != FXDP_OK) {
-        return st;
+        fxdp_i_wipe(out, 2u * (size_t)k * sizeof out[0]);
     }
-    for (q = 0; q < k && q < FXDP_MD_MAX_K; q++) {
-        out[q] = sel[q];
-        out[k + q] = ys[q];
-    }
-    return FXDP_OK;
+    return st;
 }
 
 fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out)

@@ -66,20 +66,14 @@ static fxdp_status pm_lazy(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint
     return FXDP_OK;
 }
 
-static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out)
+/* The cell from the constant-time draws U, u.  Out of line: the division's 64-bit temporaries
+ * are not on the stack during the draws' refill (issue 13's 256 B goal). */
+static FXDP_I_OUTLINE uint32_t pm_ct_cell(const fxdp_pm_cfg *cfg, uint32_t x, uint32_t U, uint32_t u)
 {
-    uint32_t U = 0, u = 0, q = 0, band, sel;
+    uint32_t q = 0, band, sel;
     uint64_t rem;
     unsigned t;
-    fxdp_status st = fxdp_i_bits(r, cfg->prob_bits, &U);
 
-    if (st != FXDP_OK) {
-        return st;
-    }
-    st = fxdp_i_bits(r, cfg->bits, &u);
-    if (st != FXDP_OK) {
-        return st;
-    }
     /* q = floor(U / a), exact when U < w a <= a 2^FXDP_PM_MAX_BITS (the only case it is used);
      * a fixed FXDP_PM_MAX_BITS + 1 quotient bits whatever w, so the loop is the same for all. */
     rem = U;
@@ -91,7 +85,22 @@ static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32
     }
     band = (uint32_t)fxdp_i_ct_lt64(U, (uint64_t)cfg->w * cfg->a);
     sel = 0u - band;
-    *out = ((x + q) & sel) | (pm_outside(u, x, cfg->w) & ~sel);
+    return ((x + q) & sel) | (pm_outside(u, x, cfg->w) & ~sel);
+}
+
+static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out)
+{
+    uint32_t U = 0, u = 0;
+    fxdp_status st = fxdp_i_bits(r, cfg->prob_bits, &U);
+
+    if (st != FXDP_OK) {
+        return st;
+    }
+    st = fxdp_i_bits(r, cfg->bits, &u);
+    if (st != FXDP_OK) {
+        return st;
+    }
+    *out = pm_ct_cell(cfg, x, U, u);
     return FXDP_OK;
 }
 

@@ -388,6 +388,7 @@ class NumericMultiDim(Mechanism):
             "input": {"ctype": "uint32_t", "count": self.d},
             "output": {"ctype": "uint32_t", "count": 2 * self.k, "min": 0, "max": max(self.d - 1, ymax)},
             "sources": list(SRC_MD),
+            "in_place": True,       # subset and reports drawn into out, zeroed on an entropy failure
             "summary": (f"{self.k} of {self.d} attributes (uniform k-subset, Floyd), each through {self.base} at "
                         f"epsilon {float(self.epsilon_per_report):.6g}; epsilon <= {self.epsilon!r}; "
                         + ("constant time in the readings (the subset's rejections depend on the stream only)"
