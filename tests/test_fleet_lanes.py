@@ -3,12 +3,14 @@ block function and the RFC 8439 vector, and the lane-seeded device state against
 import numpy as np
 import pytest
 
-from fxdp.bitsource import ChaCha20Source, Seed, derive_key_nonce
+from fxdp.bitsource import ChaCha20Source, ReplaySource, Seed, derive_key_nonce
 from fxdp.errors import ERR_ENTROPY as ENTROPY, EntropyError
 from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
                              make_rappor)
 from fxdp.mechanisms import _fleet
+from fxdp.samplers import _kernels as K
 from fxdp.samplers import _nb_core as C
+from fxdp.samplers import reference as ref
 from fxdp.samplers._nb_lanes import LANES, lane_blocks, seed_lane
 
 
@@ -139,3 +141,43 @@ def test_fast_start_fleets_follow_the_reference(version, first_block):
         assert within > 0 and failed > 0
     else:
         assert within == beyond == 0 and failed > 0
+
+
+_UNIFORM_NS = [1, 2, 3, 5, 7, 9, 10, 11, 16, 17, 100, 255, 257, 65535, 65537, (1 << 31) + 1,
+               (1 << 32) - 1, 1 << 32, (1 << 32) + 1, (1 << 40) + 3]
+
+
+@pytest.mark.parametrize("n", _UNIFORM_NS)
+def test_uniform_below_fast_road_reads_the_reference_bits(n):
+    """uniform_below's k <= 32 road (the first try's word fetched up front, two buffered tries
+    selected without a branch) against the reference's try-by-try loop: from every buffer fill
+    (0..31 bits left after a bits(j) draw), on words that accept at once, reject once, reject
+    twice, or run the replay out at every try; values, bits used and failures agree, and so does
+    a second draw from the buffer the first one left."""
+    rnd = np.random.default_rng(n % 1000003)
+    k = (n - 1).bit_length()
+    word_sets = [[int(w) for w in rnd.integers(0, 1 << 32, 3, dtype=np.uint64)] for _ in range(6)]
+    word_sets += [[0xFFFFFFFF] * 3, [0xFFFFFFFF], [], [0x0000FFFF, 0xFFFF0000], [0xF0F0F0F0] * 2]
+    for words in word_sets:
+        for j in range(0, 33):
+            src = ReplaySource(words)
+            st = C.replay_state(words)
+            try:
+                src.bits(j)
+                ok = True
+            except EntropyError:
+                ok = False
+            sj, _ = K.bits(st, j)
+            assert (sj == 0) == ok
+            if not ok:
+                continue
+            for draw in range(2):
+                try:
+                    want, werr = ref.uniform_below(src, n), 0
+                except EntropyError:
+                    want, werr = 0, ENTROPY
+                s, v = K.uniform_below(st, n)
+                assert (int(s), int(v)) == (werr, want), (words, j, draw, k)
+                assert K.bits_used(st) == src.bits_used, (words, j, draw)
+                if werr:
+                    break
