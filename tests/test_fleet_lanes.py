@@ -5,8 +5,8 @@ import pytest
 
 from fxdp.bitsource import ChaCha20Source, ReplaySource, Seed, derive_key_nonce
 from fxdp.errors import ERR_ENTROPY as ENTROPY, EntropyError
-from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
-                             make_rappor)
+from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_local_hashing, make_randomized_response,
+                             make_randomized_response_bool, make_rappor)
 from fxdp.mechanisms import _fleet
 from fxdp.samplers import _kernels as K
 from fxdp.samplers import _nb_core as C
@@ -71,6 +71,8 @@ def test_seed_lane_is_the_scalar_state_after_its_first_refill(first_block):
 
 
 def _reference_release(m, src, x):
+    if m.kind in ("hadamard_response", "local_hashing"):
+        return m.release(src, int(x))
     if hasattr(m, "release_index"):
         return m.release_index(src, int(x))
     if hasattr(m, "flip_prob"):                                  # RAPPOR
@@ -84,7 +86,7 @@ def _reference_release(m, src, x):
 
 def _fast_start_cases(g, n):
     """Mechanisms whose fleet kernels start devices on the fast (replay) start, with releases
-    inside the first block (RR), across blocks under either version (RAPPOR, constant time: 32
+    inside the first block (RR, Hadamard response, local hashing), across blocks under either version (RAPPOR, constant time: 32
     bits per bit; the lazy geometric vector now and then) and on both forms."""
     rows = np.zeros((n, 24), dtype=np.uint8)
     rows[np.arange(n), g.integers(0, 24, n)] = 1
@@ -97,6 +99,10 @@ def _fast_start_cases(g, n):
         (make_rappor(0.4, 1, 24), rows),
         (make_geometric(10, (0, 100), vector=True), g.integers(0, 101, (n, 6))),
         (make_geometric(10, (0, 100), constant_time=True), g.integers(0, 101, n)),
+        (make_hadamard_response(40, 1.0), g.integers(0, 40, n)),
+        (make_hadamard_response(40, 1.0, constant_time=True), g.integers(0, 40, n)),
+        (make_local_hashing(100, 1.0), g.integers(0, 100, n)),
+        (make_local_hashing(100, 1.0, constant_time=True), g.integers(0, 100, n)),
     ]
 
 
