@@ -187,13 +187,15 @@ def _rr_rd(state, buf, c, t, w0, k, thresholds, ct, x):
     st, s, buf, c = _rd_uniform_below(state, buf, c, n)
     if st != OK:
         return st, _I0, buf, c
-    # Both selections below are data-dependent coin flips: written with & and a select, not with
-    # `and` and a branch, they cost no mispredicted branch (fleet k-ary RR, issue 12).
-    si = np.int64(s) + np.int64(member & (np.int64(s) >= x))
+    si = np.int64(s)
+    if member and si >= x:
+        si += _I1
     st, honest, buf, c = _rd_dyadic(state, buf, c, w0, k)
     if st != OK:
         return st, _I0, buf, c
-    return OK, (x if honest & member else si), buf, c
+    if honest and member:
+        return OK, x, buf, c
+    return OK, si, buf, c
 
 
 @_ijit
