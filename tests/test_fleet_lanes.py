@@ -3,12 +3,14 @@ block function and the RFC 8439 vector, and the lane-seeded device state against
 import numpy as np
 import pytest
 
-from fxdp.bitsource import ChaCha20Source, Seed, derive_key_nonce
+from fxdp.bitsource import ChaCha20Source, ReplaySource, Seed, derive_key_nonce
 from fxdp.errors import ERR_ENTROPY as ENTROPY, EntropyError
-from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
-                             make_rappor)
+from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_local_hashing, make_randomized_response,
+                             make_randomized_response_bool, make_rappor)
 from fxdp.mechanisms import _fleet
+from fxdp.samplers import _kernels as K
 from fxdp.samplers import _nb_core as C
+from fxdp.samplers import reference as ref
 from fxdp.samplers._nb_lanes import LANES, lane_blocks, seed_lane
 
 
@@ -69,6 +71,8 @@ def test_seed_lane_is_the_scalar_state_after_its_first_refill(first_block):
 
 
 def _reference_release(m, src, x):
+    if m.kind in ("hadamard_response", "local_hashing"):
+        return m.release(src, int(x))
     if hasattr(m, "release_index"):
         return m.release_index(src, int(x))
     if hasattr(m, "flip_prob"):                                  # RAPPOR
@@ -82,7 +86,7 @@ def _reference_release(m, src, x):
 
 def _fast_start_cases(g, n):
     """Mechanisms whose fleet kernels start devices on the fast (replay) start, with releases
-    inside the first block (RR), across blocks under either version (RAPPOR, constant time: 32
+    inside the first block (RR, Hadamard response, local hashing), across blocks under either version (RAPPOR, constant time: 32
     bits per bit; the lazy geometric vector now and then) and on both forms."""
     rows = np.zeros((n, 24), dtype=np.uint8)
     rows[np.arange(n), g.integers(0, 24, n)] = 1
@@ -95,6 +99,10 @@ def _fast_start_cases(g, n):
         (make_rappor(0.4, 1, 24), rows),
         (make_geometric(10, (0, 100), vector=True), g.integers(0, 101, (n, 6))),
         (make_geometric(10, (0, 100), constant_time=True), g.integers(0, 101, n)),
+        (make_hadamard_response(40, 1.0), g.integers(0, 40, n)),
+        (make_hadamard_response(40, 1.0, constant_time=True), g.integers(0, 40, n)),
+        (make_local_hashing(100, 1.0), g.integers(0, 100, n)),
+        (make_local_hashing(100, 1.0, constant_time=True), g.integers(0, 100, n)),
     ]
 
 
@@ -139,3 +147,43 @@ def test_fast_start_fleets_follow_the_reference(version, first_block):
         assert within > 0 and failed > 0
     else:
         assert within == beyond == 0 and failed > 0
+
+
+_UNIFORM_NS = [1, 2, 3, 5, 7, 9, 10, 11, 16, 17, 100, 255, 257, 65535, 65537, (1 << 31) + 1,
+               (1 << 32) - 1, 1 << 32, (1 << 32) + 1, (1 << 40) + 3]
+
+
+@pytest.mark.parametrize("n", _UNIFORM_NS)
+def test_uniform_below_fast_road_reads_the_reference_bits(n):
+    """uniform_below's k <= 32 road (the first try's word fetched up front, two buffered tries
+    selected without a branch) against the reference's try-by-try loop: from every buffer fill
+    (0..31 bits left after a bits(j) draw), on words that accept at once, reject once, reject
+    twice, or run the replay out at every try; values, bits used and failures agree, and so does
+    a second draw from the buffer the first one left."""
+    rnd = np.random.default_rng(n % 1000003)
+    k = (n - 1).bit_length()
+    word_sets = [[int(w) for w in rnd.integers(0, 1 << 32, 3, dtype=np.uint64)] for _ in range(6)]
+    word_sets += [[0xFFFFFFFF] * 3, [0xFFFFFFFF], [], [0x0000FFFF, 0xFFFF0000], [0xF0F0F0F0] * 2]
+    for words in word_sets:
+        for j in range(0, 33):
+            src = ReplaySource(words)
+            st = C.replay_state(words)
+            try:
+                src.bits(j)
+                ok = True
+            except EntropyError:
+                ok = False
+            sj, _ = K.bits(st, j)
+            assert (sj == 0) == ok
+            if not ok:
+                continue
+            for draw in range(2):
+                try:
+                    want, werr = ref.uniform_below(src, n), 0
+                except EntropyError:
+                    want, werr = 0, ENTROPY
+                s, v = K.uniform_below(st, n)
+                assert (int(s), int(v)) == (werr, want), (words, j, draw, k)
+                assert K.bits_used(st) == src.bits_used, (words, j, draw)
+                if werr:
+                    break

@@ -24,8 +24,8 @@ import numpy as np
 from ..samplers import _kernels as K
 from ..samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_bits64, _rd_dyadic, _rd_uniform_below,
                                  _store)
-from ..samplers._nb_lanes import LANES
-from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
+from ..samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
+from ._kernels_mech import CHUNK, _pos
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -89,15 +89,22 @@ def release_local_hashing(state, a_p, w, bits, g, prime, ct, x):
 def _chunk_lh(state, lanes, key, device_ids, lo, hi, first_block, a_p, w, bits, g, prime, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
-        st, a, b, y = _lh_one(state, a_p, w, bits, g, prime, ct, x[i])
+        # the fast start of _kernels_mech's fleets: a release that runs out of the first block's
+        # words is run again on the keyed state, so every output, status and position is the same
+        fast = start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        while True:
+            st, a, b, y = _lh_one(state, a_p, w, bits, g, prime, ct, x[i])
+            if not (fast and st == K.ERR_ENTROPY):
+                break
+            restart_device(state, lanes, key, device_ids, i, lo, first_block, 0)
+            fast = False
         status[i] = np.uint8(st)
         if st == OK:
             out[i, 0] = np.int64(a)
             out[i, 1] = np.int64(b)
             out[i, 2] = np.int64(y)
         if want_bits:
-            bits_out[i] = _pos(state)
+            bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
 @_pjit

@@ -29,16 +29,56 @@ def _bit_length(x):
     return _U64 - np.uint64(leading_zeros(x))
 
 
-@_ijit
-def _rd_uniform_below(state, buf, c, n):
-    """n >= 1: k = bit_length(n - 1) bits per try until x < n."""
-    k = _bit_length(n - _U1)
+@_jit
+def _rd_uniform_below_wide(state, buf, c, n, k):
+    """_rd_uniform_below for k = bit_length(n - 1) > 32: k bits per try (_rd_bits64) until x < n.
+    A call, not inlined: such n are rare, and one compiled copy serves every kernel."""
     while True:
         st, x, buf, c = _rd_bits64(state, buf, c, k)
         if st != OK:
             return st, _U0, buf, c
         if x < n:
             return OK, x, buf, c
+
+
+@_ijit
+def _rd_uniform_below(state, buf, c, n):
+    """n >= 1: k = bit_length(n - 1) bits per try until x < n.
+
+    For k <= 32 (n <= 2^32) each pass of the loop (issue 12, the k-ary RR and geometric fleets):
+    - fetches the word the next try needs when fewer than k bits are buffered (c < k), as the try
+      itself would, and joins it to the buffered bits (c + 32 < 64 bits);
+    - when two tries are then buffered (2k <= c) forms both candidates and selects the first one
+      below n without a branch: the rejection coin only decides whether another pass is needed
+      (probability ((2^k - n) / 2^k)^2 instead of (2^k - n) / 2^k), so the data-dependent branch
+      that the CPU mispredicts is taken far less often (8 ns less per k-ary RR fleet device here).
+    Bits consumed are those of the try-by-try loop (a try's k bits are consumed only if that try
+    is reached), and the buffer left behind holds fewer than 32 bits, as _store needs.  One fetch
+    site, and k > 32 out of line, keep the inlined IR (and cold compile) as small as before."""
+    k = _bit_length(n - _U1)
+    if k > _U32:
+        return _rd_uniform_below_wide(state, buf, c, n, k)
+    while True:
+        if c < k:
+            st, w = _fetch(state)
+            if st != OK:
+                return st, _U0, buf, c
+            buf = (buf << _U32) | w
+            c = c + _U32                         # k <= c < k + 32 <= 64
+        x1 = buf >> (c - k)
+        ok1 = x1 < n
+        if k + k <= c:
+            x2 = (buf >> (c - k - k)) & _mask(k)
+            ok2 = x2 < n
+            if ok1 | ok2:
+                c = c - (k if ok1 else k + k)
+                return OK, (x1 if ok1 else x2), buf & _mask(c), c
+            c = c - k - k                        # both tries rejected
+        else:
+            c = c - k
+            if ok1:
+                return OK, x1, buf & _mask(c), c
+        buf = buf & _mask(c)                     # c < 32 from here on
 
 
 @_ijit
@@ -134,14 +174,19 @@ def _rd_rational(state, buf, c, n, d):
 
 @_ijit
 def _rd_table(state, buf, c, thresholds, k):
-    """Index = number of thresholds <= x for x = bits(k); full branch-free scan."""
+    """Index = number of thresholds <= x for x = bits(k); full branch-free scan.
+
+    The scan compares and counts in uint32 (x < 2^k and every threshold < 2^k, k <= 32, as
+    _ok_table checks), so LLVM packs 16 compares into an AVX-512 register instead of 8: 10 ns
+    against 19 ns for 200 thresholds here (the constant-time geometric's table, fleet kernels)."""
     st, x, buf, c = _rd_bits(state, buf, c, k)
     if st != OK:
         return st, _I0, buf, c
-    cnt = _I0
+    x32 = np.uint32(x)
+    cnt = np.uint32(0)
     for i in range(thresholds.shape[0]):
-        cnt += np.int64(np.uint64(thresholds[i]) <= x)
-    return OK, cnt, buf, c
+        cnt = np.uint32(cnt + np.uint32(np.uint32(thresholds[i]) <= x32))
+    return OK, np.int64(cnt), buf, c
 
 
 # --------------------------------------------------------------------------
