@@ -102,29 +102,22 @@ unsigned fxdp_clz64(uint64_t x)
 
 /* ---- int32 --------------------------------------------------------------- */
 
-/* 1 iff the exact a + b (a - b) does not fit int32_t.  Comparisons with a bound that is itself
- * in range (not the sign bits of the wrapped sum): WP proves the contracts of fxdp.h from them,
- * while Z3 could not decide the XOR form (issue 18). */
-static unsigned fxdp__add32_ovf(int32_t a, int32_t b)
-{
-    return b > 0 ? (a > INT32_MAX - b) : (a < INT32_MIN - b);
-}
-
-static unsigned fxdp__sub32_ovf(int32_t a, int32_t b)
-{
-    return b < 0 ? (a > INT32_MAX + b) : (a < INT32_MIN + b);
-}
+/* Overflow tests (sat_* / checked_* add and sub): the exact a + b (a - b) does not fit iff a is
+ * beyond a bound that is itself in range (b > 0 ? a > MAX - b : a < MIN - b).  Written in each
+ * function's own condition, not as the sign bits of the wrapped sum: WP proves the contracts of
+ * fxdp.h from them (Z3 could not decide the XOR form), and Eva's octagons relate a + b to the
+ * test, so the sum returned after it cannot overflow (issue 18). */
 
 int32_t fxdp_sat_add_i32(int32_t a, int32_t b)
 {
-    if (fxdp__add32_ovf(a, b))
+    if (b > 0 ? (a > INT32_MAX - b) : (a < INT32_MIN - b))
         return a < 0 ? INT32_MIN : INT32_MAX;  /* overflow only when a, b share a sign */
     return a + b;
 }
 
 int32_t fxdp_sat_sub_i32(int32_t a, int32_t b)
 {
-    if (fxdp__sub32_ovf(a, b))
+    if (b < 0 ? (a > INT32_MAX + b) : (a < INT32_MIN + b))
         return a < 0 ? INT32_MIN : INT32_MAX;  /* overflow only when a, b differ in sign */
     return a - b;
 }
@@ -133,7 +126,7 @@ fxdp_status fxdp_checked_add_i32(int32_t a, int32_t b, int32_t *out)
 {
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    if (fxdp__add32_ovf(a, b))
+    if (b > 0 ? (a > INT32_MAX - b) : (a < INT32_MIN - b))
         return FXDP_ERR_RANGE;
     *out = a + b;
     return FXDP_OK;
@@ -143,7 +136,7 @@ fxdp_status fxdp_checked_sub_i32(int32_t a, int32_t b, int32_t *out)
 {
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    if (fxdp__sub32_ovf(a, b))
+    if (b < 0 ? (a > INT32_MAX + b) : (a < INT32_MIN + b))
         return FXDP_ERR_RANGE;
     *out = a - b;
     return FXDP_OK;
@@ -174,27 +167,16 @@ fxdp_status fxdp_mul_q_i32(int32_t a, int32_t b, unsigned frac, fxdp_round round
 
 /* ---- int64 --------------------------------------------------------------- */
 
-/* 1 iff the exact a + b (a - b) does not fit int64_t (as fxdp__add32_ovf). */
-static unsigned fxdp__add64_ovf(int64_t a, int64_t b)
-{
-    return b > 0 ? (a > INT64_MAX - b) : (a < INT64_MIN - b);
-}
-
-static unsigned fxdp__sub64_ovf(int64_t a, int64_t b)
-{
-    return b < 0 ? (a > INT64_MAX + b) : (a < INT64_MIN + b);
-}
-
 int64_t fxdp_sat_add_i64(int64_t a, int64_t b)
 {
-    if (fxdp__add64_ovf(a, b))
+    if (b > 0 ? (a > INT64_MAX - b) : (a < INT64_MIN - b))
         return a < 0 ? INT64_MIN : INT64_MAX;
     return a + b;
 }
 
 int64_t fxdp_sat_sub_i64(int64_t a, int64_t b)
 {
-    if (fxdp__sub64_ovf(a, b))
+    if (b < 0 ? (a > INT64_MAX + b) : (a < INT64_MIN + b))
         return a < 0 ? INT64_MIN : INT64_MAX;
     return a - b;
 }
@@ -203,7 +185,7 @@ fxdp_status fxdp_checked_add_i64(int64_t a, int64_t b, int64_t *out)
 {
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    if (fxdp__add64_ovf(a, b))
+    if (b > 0 ? (a > INT64_MAX - b) : (a < INT64_MIN - b))
         return FXDP_ERR_RANGE;
     *out = a + b;
     return FXDP_OK;
@@ -213,7 +195,7 @@ fxdp_status fxdp_checked_sub_i64(int64_t a, int64_t b, int64_t *out)
 {
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    if (fxdp__sub64_ovf(a, b))
+    if (b < 0 ? (a > INT64_MAX + b) : (a < INT64_MIN + b))
         return FXDP_ERR_RANGE;
     *out = a - b;
     return FXDP_OK;
