@@ -102,63 +102,43 @@ unsigned fxdp_clz64(uint64_t x)
 
 /* ---- int32 --------------------------------------------------------------- */
 
-/* Wrapped sum/difference bits and the overflow flag (1 iff the exact result
- * does not fit int32_t). */
-static uint32_t fxdp__add32(int32_t a, int32_t b, unsigned *ovf)
-{
-    uint32_t ua = (uint32_t)a, ub = (uint32_t)b, us = ua + ub;
-    *ovf = (unsigned)((((ua ^ us) & (ub ^ us)) >> 31) & 1u);
-    return us;
-}
-
-static uint32_t fxdp__sub32(int32_t a, int32_t b, unsigned *ovf)
-{
-    uint32_t ua = (uint32_t)a, ub = (uint32_t)b, ud = ua - ub;
-    *ovf = (unsigned)((((ua ^ ub) & (ua ^ ud)) >> 31) & 1u);
-    return ud;
-}
+/* Overflow tests (sat_* / checked_* add and sub): the exact a + b (a - b) does not fit iff a is
+ * beyond a bound that is itself in range (b > 0 ? a > MAX - b : a < MIN - b).  Written in each
+ * function's own condition, not as the sign bits of the wrapped sum: WP proves the contracts of
+ * fxdp.h from them (Z3 could not decide the XOR form), and Eva's octagons relate a + b to the
+ * test, so the sum returned after it cannot overflow (issue 18). */
 
 int32_t fxdp_sat_add_i32(int32_t a, int32_t b)
 {
-    unsigned ovf;
-    uint32_t s = fxdp__add32(a, b, &ovf);
-    if (ovf)
+    if (b > 0 ? (a > INT32_MAX - b) : (a < INT32_MIN - b))
         return a < 0 ? INT32_MIN : INT32_MAX;  /* overflow only when a, b share a sign */
-    return fxdp__s32(s);
+    return a + b;
 }
 
 int32_t fxdp_sat_sub_i32(int32_t a, int32_t b)
 {
-    unsigned ovf;
-    uint32_t d = fxdp__sub32(a, b, &ovf);
-    if (ovf)
+    if (b < 0 ? (a > INT32_MAX + b) : (a < INT32_MIN + b))
         return a < 0 ? INT32_MIN : INT32_MAX;  /* overflow only when a, b differ in sign */
-    return fxdp__s32(d);
+    return a - b;
 }
 
 fxdp_status fxdp_checked_add_i32(int32_t a, int32_t b, int32_t *out)
 {
-    unsigned ovf;
-    uint32_t s;
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    s = fxdp__add32(a, b, &ovf);
-    if (ovf)
+    if (b > 0 ? (a > INT32_MAX - b) : (a < INT32_MIN - b))
         return FXDP_ERR_RANGE;
-    *out = fxdp__s32(s);
+    *out = a + b;
     return FXDP_OK;
 }
 
 fxdp_status fxdp_checked_sub_i32(int32_t a, int32_t b, int32_t *out)
 {
-    unsigned ovf;
-    uint32_t d;
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    d = fxdp__sub32(a, b, &ovf);
-    if (ovf)
+    if (b < 0 ? (a > INT32_MAX + b) : (a < INT32_MIN + b))
         return FXDP_ERR_RANGE;
-    *out = fxdp__s32(d);
+    *out = a - b;
     return FXDP_OK;
 }
 
@@ -187,61 +167,37 @@ fxdp_status fxdp_mul_q_i32(int32_t a, int32_t b, unsigned frac, fxdp_round round
 
 /* ---- int64 --------------------------------------------------------------- */
 
-static uint64_t fxdp__add64(int64_t a, int64_t b, unsigned *ovf)
-{
-    uint64_t ua = (uint64_t)a, ub = (uint64_t)b, us = ua + ub;
-    *ovf = (unsigned)((((ua ^ us) & (ub ^ us)) >> 63) & 1u);
-    return us;
-}
-
-static uint64_t fxdp__sub64(int64_t a, int64_t b, unsigned *ovf)
-{
-    uint64_t ua = (uint64_t)a, ub = (uint64_t)b, ud = ua - ub;
-    *ovf = (unsigned)((((ua ^ ub) & (ua ^ ud)) >> 63) & 1u);
-    return ud;
-}
-
 int64_t fxdp_sat_add_i64(int64_t a, int64_t b)
 {
-    unsigned ovf;
-    uint64_t s = fxdp__add64(a, b, &ovf);
-    if (ovf)
+    if (b > 0 ? (a > INT64_MAX - b) : (a < INT64_MIN - b))
         return a < 0 ? INT64_MIN : INT64_MAX;
-    return fxdp__s64(s);
+    return a + b;
 }
 
 int64_t fxdp_sat_sub_i64(int64_t a, int64_t b)
 {
-    unsigned ovf;
-    uint64_t d = fxdp__sub64(a, b, &ovf);
-    if (ovf)
+    if (b < 0 ? (a > INT64_MAX + b) : (a < INT64_MIN + b))
         return a < 0 ? INT64_MIN : INT64_MAX;
-    return fxdp__s64(d);
+    return a - b;
 }
 
 fxdp_status fxdp_checked_add_i64(int64_t a, int64_t b, int64_t *out)
 {
-    unsigned ovf;
-    uint64_t s;
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    s = fxdp__add64(a, b, &ovf);
-    if (ovf)
+    if (b > 0 ? (a > INT64_MAX - b) : (a < INT64_MIN - b))
         return FXDP_ERR_RANGE;
-    *out = fxdp__s64(s);
+    *out = a + b;
     return FXDP_OK;
 }
 
 fxdp_status fxdp_checked_sub_i64(int64_t a, int64_t b, int64_t *out)
 {
-    unsigned ovf;
-    uint64_t d;
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    d = fxdp__sub64(a, b, &ovf);
-    if (ovf)
+    if (b < 0 ? (a > INT64_MAX + b) : (a < INT64_MIN + b))
         return FXDP_ERR_RANGE;
-    *out = fxdp__s64(d);
+    *out = a - b;
     return FXDP_OK;
 }
 
@@ -291,10 +247,11 @@ fxdp_status fxdp_mul_q_i64(int64_t a, int64_t b, unsigned frac, fxdp_round round
 
 /* ---- uint32 -------------------------------------------------------------- */
 
+/* The overflow tests compare with the headroom (b > 2^32 - 1 - a), not the wrapped sum (s < a):
+ * the same test, but WP proves the contracts from it, while Z3 failed on the wrapped form. */
 uint32_t fxdp_sat_add_u32(uint32_t a, uint32_t b)
 {
-    uint32_t s = a + b;
-    return s < a ? FXDP__M32 : s;
+    return b > FXDP__M32 - a ? FXDP__M32 : a + b;
 }
 
 uint32_t fxdp_sat_sub_u32(uint32_t a, uint32_t b)
@@ -304,12 +261,11 @@ uint32_t fxdp_sat_sub_u32(uint32_t a, uint32_t b)
 
 fxdp_status fxdp_checked_add_u32(uint32_t a, uint32_t b, uint32_t *out)
 {
-    uint32_t s = a + b;
     if (out == NULL)
         return FXDP_ERR_PARAM;
-    if (s < a)
+    if (b > FXDP__M32 - a)
         return FXDP_ERR_RANGE;
-    *out = s;
+    *out = a + b;
     return FXDP_OK;
 }
 

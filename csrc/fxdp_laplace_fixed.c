@@ -38,6 +38,16 @@ static int64_t fxdp_lf_asr64(int64_t v, unsigned s)
     return ~((~v) >> s);
 }
 
+/* The int64_t whose two's-complement bit pattern is u (no implementation-defined conversion;
+ * as fxdp__s64 of fxdp_fixed.c; gcc compiles it to nothing). */
+static int64_t fxdp_lf_s64(uint64_t u)
+{
+    if (u <= (uint64_t)INT64_MAX) {
+        return (int64_t)u;
+    }
+    return (int64_t)(u - UINT64_C(0x8000000000000000)) + INT64_MIN;
+}
+
 static int64_t fxdp_lf_floordiv(int64_t a, int64_t b)      /* b > 0 */
 {
     int64_t q = a / b;
@@ -55,9 +65,18 @@ static uint64_t fxdp_lf_rsr(uint64_t v, unsigned s)          /* round(v / 2^s), 
     return ((v >> (s - 1u)) + 1u) >> 1;
 }
 
+/* step * floor((y + step/2) / step), as a - (a mod step) (floored mod, in [0, step)): the same
+ * value as the product, but every term is bounded by an operand, so no product of two ranges has
+ * to be ruled out (Eva proves it in range: |y| < 2^62, step < 2^61). */
 static int64_t fxdp_lf_snap(int64_t y, int64_t step)
 {
-    return fxdp_lf_floordiv(y + step / 2, step) * step;
+    int64_t a = y + step / 2;
+    int64_t m = a % step;
+
+    if (m < 0) {
+        m += step;
+    }
+    return a - m;
 }
 
 static int fxdp_lf_box_ok(int64_t lo, int64_t hi, int64_t step)
@@ -132,6 +151,10 @@ fxdp_status fxdp_laplace_fixed_noise(fxdp_rng *r, const fxdp_laplace_fixed_param
     }
     cap = 2u * (uint64_t)(p->hi - p->lo + p->step);   /* < 2^61 (fxdp_lf_box_ok); unsigned: no
                                                          overflow for Eva to rule out */
+    if (cap > (uint64_t)FXDP_LF_RAW_LIMIT) {
+        cap = (uint64_t)FXDP_LF_RAW_LIMIT;   /* never taken (hi - lo + step < 2^60): states the bound
+                                                that the box check implies, which Eva cannot relate */
+    }
     if (mag > cap) {
         mag = cap;
     }
@@ -258,7 +281,10 @@ static fxdp_status fxdp_lg_one(fxdp_rng *r, uint32_t s, uint32_t t, int64_t lo, 
     if (st != FXDP_OK) {
         return st;
     }
-    *out = (xg + z) * step;
+    /* xg + z is in [lo/step, hi/step] (the censored draw's range), so the product is in [lo, hi];
+     * computed unsigned (wrapping is defined) because that bound is a product of two ranges, beyond
+     * Eva's intervals: for every valid call the value is the exact signed product */
+    *out = fxdp_lf_s64((uint64_t)(xg + z) * (uint64_t)step);
     return FXDP_OK;
 }
 

@@ -206,6 +206,11 @@ static void bloom_positions(const fxdp_rappor_full_cfg *cfg, uint32_t cohort, co
     uint64_t k0 = load_le64(cfg->hash_key), k1 = load_le64(cfg->hash_key + 8);
     uint32_t j;
 
+    /* all FXDP_RAPPOR_FULL_MAX_H entries first (a public, fixed count): readers read only
+     * pos[0..h), but h comes from the cfg and Eva's loop join loses which entries were written */
+    for (j = 0; j < FXDP_RAPPOR_FULL_MAX_H; j++) {
+        pos[j] = 0;
+    }
     for (j = 0; j < cfg->h; j++) {
         uint64_t d = hash_block(k0, k1, cohort, j, block, (size_t)cfg->value_bytes);
         pos[j] = fxdp_i_mulhi32_ct((uint32_t)(d >> 32), cfg->k);    /* ((d >> 32) * k) >> 32 */

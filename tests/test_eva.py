@@ -88,5 +88,6 @@ def test_wp_fixed_point_contracts():
     m = re.search(r"Proved goals:\s*(\d+) / (\d+)", p.stdout)
     assert m, p.stdout + p.stderr
     proved, total = int(m.group(1)), int(m.group(2))
-    floor = json.loads((EVA / "baseline.json").read_text())["wp"]["proved"]
-    assert proved >= floor, p.stdout
+    wp = json.loads((EVA / "baseline.json").read_text())["wp"]
+    assert proved >= wp["proved"], p.stdout     # a ratchet: the goal is every one (docs/verification.md)
+    assert total >= wp["total"], p.stdout       # and none lost (a contract or function dropped)

@@ -54,6 +54,7 @@ SPLIT_RETURN = [
     "fxdp_longitudinal_provision", "export_device", "grr_step", "grr_report", "grr_report_checked", "grr_export",
     "ue_report", "ue_report_checked", "ue_export",
     "dbf_provision", "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
+    "md_check", "md_subset", "md_report", "md_run", "fxdp_i_duchi_run", "fxdp_i_pm_run", "fxdp_i_hm_run",
 ]
 
 # The analysis, stated once (docs/verification.md quotes it).

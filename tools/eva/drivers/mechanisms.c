@@ -228,16 +228,41 @@ void eva_hybrid_ct(void)
     (void)fxdp_hybrid_ct(eva_rng_or_null(), EVA_OR_NULL(&hmc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
 }
 
-void eva_numeric_md(void)
+/*
+ * Parts.  The multi-dimensional cfg is analysed in parts whose union is every value (the other
+ * fields stay arbitrary), so nothing is assumed: its base 0 (Duchi), 1 (Piecewise), 2 (Hybrid) or
+ * any other value, times k each of 1..FXDP_MD_MAX_K, 0, or any value above.  md_check validates
+ * only the part of cfg->hm that the base selects; with the base one constant, that validation is
+ * still known where md_report runs the same base (in one joined state, the fields a base did not
+ * check are arbitrary and the other bases' shifts raise alarms).  With k one constant, the check
+ * k <= d bounds Floyd's j = d - k + n < d <= FXDP_MD_MAX_D (non-relational, d - k could wrap),
+ * hence every sampled attribute, which indexes x.
+ */
+static void md_part(uint8_t b, uint32_t k)
 {
     eva_unknown(&mdc, sizeof mdc);
+    mdc.base = b < 3u ? b : Frama_C_unsigned_char_interval(3u, UINT8_MAX);
+    mdc.k = k == 0u ? 0u : k <= FXDP_MD_MAX_K ? k : Frama_C_unsigned_int_interval(FXDP_MD_MAX_K + 1u, UINT32_MAX);
+}
+
+void eva_numeric_md(void)
+{
+    uint8_t b = Frama_C_unsigned_char_interval(0u, 3u);
+    uint32_t k = Frama_C_unsigned_int_interval(0u, FXDP_MD_MAX_K + 1u);
+    /*@ split b; */
+    /*@ split k; */
+    md_part(b, k);
     eva_unknown(md_x, sizeof md_x);
     (void)fxdp_numeric_md(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
 }
 
 void eva_numeric_md_ct(void)
 {
-    eva_unknown(&mdc, sizeof mdc);
+    uint8_t b = Frama_C_unsigned_char_interval(0u, 3u);
+    uint32_t k = Frama_C_unsigned_int_interval(0u, FXDP_MD_MAX_K + 1u);
+    /*@ split b; */
+    /*@ split k; */
+    md_part(b, k);
     eva_unknown(md_x, sizeof md_x);
     (void)fxdp_numeric_md_ct(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
 }
