@@ -12,7 +12,9 @@
  */
 #include "fxdp_internal.h"
 
-fxdp_status fxdp_i_geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y)
+/* Merged into fxdp_i_discrete_laplace (FXDP_I_INLINE): a call level there would push the lazy
+ * geometric's release path past its 256 B of stack. */
+FXDP_I_INLINE fxdp_status geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y)
 {
     fxdp_status st;
     uint32_t u;
@@ -58,6 +60,11 @@ fxdp_status fxdp_i_geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *
     return FXDP_OK;
 }
 
+fxdp_status fxdp_i_geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y)
+{
+    return geometric_cks(r, s, t, y);
+}
+
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out)
 {
     fxdp_status st;
@@ -65,7 +72,7 @@ fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t
     uint64_t y = 0u;            /* set on every path; initialized for Eva (y is written through a pointer) */
 
     for (;;) {
-        st = fxdp_i_geometric_cks(r, s, t, &y);
+        st = geometric_cks(r, s, t, &y);
         if (st != FXDP_OK) {
             return st;
         }
