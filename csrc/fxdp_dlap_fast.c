@@ -26,48 +26,6 @@
 
 #define DLAP_FAST_N 64u
 
-/* CKS's geometric: U = uniform_below(t) kept w.p. exp(-U/t), V ~ loop of bernoulli_exp(1, 1). */
-static fxdp_status geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y)
-{
-    fxdp_status st;
-    uint32_t u;
-    uint64_t v = 0u, x;
-    uint8_t b;
-
-    for (;;) {
-        st = fxdp_i_uniform_below_u32(r, t, &u);
-        if (st != FXDP_OK) {
-            return st;
-        }
-        st = fxdp_i_bernoulli_exp(r, u, t, &b);
-        if (st != FXDP_OK) {
-            return st;
-        }
-        if (b != 0u) {
-            break;
-        }
-    }
-    for (;;) {
-        st = fxdp_i_bernoulli_exp(r, 1u, 1u, &b);
-        if (st != FXDP_OK) {
-            return st;
-        }
-        if (b == 0u) {
-            break;
-        }
-        if (v == UINT64_MAX) {
-            return FXDP_ERR_RANGE;
-        }
-        v += 1u;
-    }
-    if ((v >> 32) != 0u && v > (UINT64_MAX - u) / t) {
-        return FXDP_ERR_RANGE;
-    }
-    x = (uint64_t)u + (uint64_t)t * v;
-    *y = x / s;
-    return FXDP_OK;
-}
-
 static fxdp_status dlap_fast(fxdp_rng *r, const uint64_t *table, uint32_t s, uint32_t t, int64_t *out)
 {
     fxdp_status st;
@@ -103,7 +61,7 @@ static fxdp_status dlap_fast(fxdp_rng *r, const uint64_t *table, uint32_t s, uin
         if (a < DLAP_FAST_N) {
             y = a;
         } else {
-            st = geometric_cks(r, s, t, &y);
+            st = fxdp_i_geometric_cks(r, s, t, &y);
             if (st != FXDP_OK) {
                 return st;
             }

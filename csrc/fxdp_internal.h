@@ -517,6 +517,9 @@ fxdp_status fxdp_i_hm_run(fxdp_rng *r, const fxdp_hm_cfg *cfg, uint32_t x, uint3
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out);
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out);
+/* CKS's geometric step (fxdp_laplace.c): U = uniform_below(t) until bernoulli_exp(U, t), V = count of
+ * bernoulli_exp(1, 1) successes, *y = floor((U + t V) / s); FXDP_ERR_RANGE if U + t V passes 2^64 - 1. */
+fxdp_status fxdp_i_geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y);
 fxdp_status fxdp_i_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32_t n_thresholds,
                                    unsigned k, uint32_t *index);
 /* #{i < n : thresholds[i] > x}, constant time (full scan): n - the count is table_sample_ct's

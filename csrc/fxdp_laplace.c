@@ -12,11 +12,13 @@
  */
 #include "fxdp_internal.h"
 
-fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out)
+/* Merged into fxdp_i_discrete_laplace (FXDP_I_INLINE): a call level there would push the lazy
+ * geometric's release path past its 256 B of stack. */
+FXDP_I_INLINE fxdp_status geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y)
 {
     fxdp_status st;
-    uint32_t u, sign = 0;
-    uint64_t v, x, y;
+    uint32_t u;
+    uint64_t v = 0u, x;
     uint8_t b;
 
     for (;;) {
@@ -28,35 +30,54 @@ fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t
         if (st != FXDP_OK) {
             return st;
         }
+        if (b != 0u) {
+            break;
+        }
+    }
+    for (;;) {
+        st = fxdp_i_bernoulli_exp(r, 1u, 1u, &b);
+        if (st != FXDP_OK) {
+            return st;
+        }
         if (b == 0u) {
-            continue;
+            break;
         }
-        v = 0;
-        for (;;) {
-            st = fxdp_i_bernoulli_exp(r, 1u, 1u, &b);
-            if (st != FXDP_OK) {
-                return st;
-            }
-            if (b == 0u) {
-                break;
-            }
-            if (v == UINT64_MAX) {
-                return FXDP_ERR_RANGE;
-            }
-            v += 1u;
+        if (v == UINT64_MAX) {
+            return FXDP_ERR_RANGE;
         }
-        if (v == 0u) {
-            y = u / s;                                  /* the common case: 32-bit division */
-        } else {
-            /* u + t v <= (2^32 - 1) + (2^32 - 1)^2 < 2^64 while v < 2^32 */
-            if ((v >> 32) != 0u && v > (UINT64_MAX - u) / t) {
-                return FXDP_ERR_RANGE;
-            }
-            x = (uint64_t)u + (uint64_t)t * v;
-            y = ((x >> 32) == 0u) ? (uint64_t)((uint32_t)x / s) : x / s;
-            if (y > (uint64_t)INT64_MAX) {
-                return FXDP_ERR_RANGE;
-            }
+        v += 1u;
+    }
+    if (v == 0u) {
+        *y = u / s;                                     /* the common case: 32-bit division */
+        return FXDP_OK;
+    }
+    /* u + t v <= (2^32 - 1) + (2^32 - 1)^2 < 2^64 while v < 2^32 */
+    if ((v >> 32) != 0u && v > (UINT64_MAX - u) / t) {
+        return FXDP_ERR_RANGE;
+    }
+    x = (uint64_t)u + (uint64_t)t * v;
+    *y = ((x >> 32) == 0u) ? (uint64_t)((uint32_t)x / s) : x / s;
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_i_geometric_cks(fxdp_rng *r, uint32_t s, uint32_t t, uint64_t *y)
+{
+    return geometric_cks(r, s, t, y);
+}
+
+fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out)
+{
+    fxdp_status st;
+    uint32_t sign = 0;
+    uint64_t y = 0u;            /* set on every path; initialized for Eva (y is written through a pointer) */
+
+    for (;;) {
+        st = geometric_cks(r, s, t, &y);
+        if (st != FXDP_OK) {
+            return st;
+        }
+        if (y > (uint64_t)INT64_MAX) {
+            return FXDP_ERR_RANGE;
         }
         st = fxdp_i_bit(r, &sign);
         if (st != FXDP_OK) {

@@ -3,22 +3,17 @@ exactness by enumeration of every bit string, reference / Numba / C parity on th
 the exact audit (closed form against enumeration), the unbiased mean and its closed-form
 variance, readings -> grid indices, bad input and entropy failure."""
 import math
-from collections import Counter
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import _grid_mech_checks as G
 import fxdp
+from _grid_mech_checks import CT, IDS
 from fxdp.bitsource import ChaCha20Source, ReplaySource
 from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
-from fxdp.mechanisms import _device as dv
-from fxdp.mechanisms import _fleet
-from fxdp.reports import worst_pair
-
-CT = [False, True]
-IDS = ["lazy", "ct"]
 
 
 @pytest.mark.parametrize("eps", [Fraction(1, 10), Fraction(1, 2), 1, 2, 4, 8, 20])
@@ -56,58 +51,23 @@ def test_every_bit_string_gives_the_exact_distribution(ct, bits, k, eps):
     m = fxdp.make_duchi(0, 10, eps, bits=bits, constant_time=ct, prob_bits=k)
     B = k + bits
     for i in range(m.N + 1):
-        counts = Counter()
-        for s in range(1 << B):
-            src = ReplaySource.from_bits(s, B)
-            counts[m.release(src, i)] += 1
-            if ct:
-                assert src.bits_used == B
-            else:
-                assert src.bits_used <= B
-        assert {y: Fraction(c, 1 << B) for y, c in counts.items() if c} == \
-            {y: p for y, p in m.output_pmf(i).items() if p}
+        counts, fail = G.bit_string_counts(m, i, B, ct, overread_fails=True)
+        assert fail == 0                      # no release fails or reads more than B bits
+        G.assert_counts_are_the_pmf(m.output_pmf(i), counts, fail, B, ct)
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
     m = fxdp.make_duchi(-5, 35, "3/2", constant_time=ct)
-    vals, _ = m.population(20_000, seed=7, shape="uniform")
-    ids = np.arange(20_000, dtype=np.uint64) * 977 + 5
-    out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, vals, 99, device_ids=ids)
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 99, device_ids=ids)
-    assert (st_nb == 0).all() and (st_c == 0).all()
-    assert (out_nb == out_c).all() and (bits_nb == bits_c).all()
+    vals, ids, _, out_nb = G.check_keyed_stream_parity(m, ct_bits=32 + 12 if ct else None, bits_vary=not ct)
     assert set(np.unique(out_nb).tolist()) == {0, 1}
-    idx = m.grid_indices(vals)
-    for j in range(0, 20_000, 97):
-        src = ChaCha20Source(99, int(ids[j]))
-        assert m.release(src, int(idx[j])) == out_nb[j]
-        assert src.bits_used == bits_nb[j]
-    if ct:
-        assert (bits_nb == 32 + 12).all()
-    else:
-        assert len(set(bits_nb.tolist())) > 1
     assert (m.simulate(vals, 99, device_ids=ids) == out_nb).all()
-    assert (m.simulate_device(idx, 99, device_ids=ids) == out_nb).all()
 
 
 def test_c_and_numba_single_release_match_the_reference():
-    from fxdp import native
     from fxdp.mechanisms._kernels_duchi import release_duchi
-    from fxdp.samplers import _kernels as K
-    for ct in CT:
-        m = fxdp.make_duchi(0, 100, 1, bits=6, constant_time=ct)
-        for dev in range(30):
-            reading = (dev * 37) % 101
-            i = m.grid_index(reading)
-            r = native.new_rng_seeded(3, dev)
-            assert dv.c_release(m, r, reading) == m.release(ChaCha20Source(3, dev), i)
-            st_nb = K.seed_state(K.new_state(), 5, dev)
-            src = ChaCha20Source(5, dev)
-            for j in range(3):                                   # three releases on one stream
-                s, y = release_duchi(st_nb, m.base_num, m.slope, m.total_bits, ct, (i + j) % 65, 65)
-                assert s == 0 and y == m.release(src, (i + j) % 65)
-        assert release_duchi(st_nb, m.base_num, m.slope, m.total_bits, ct, 65, 65)[0] == K.ERR_PARAM
+    G.check_single_releases(lambda ct: fxdp.make_duchi(0, 100, 1, bits=6, constant_time=ct),
+                            lambda st, m, ct, i: release_duchi(st, m.base_num, m.slope, m.total_bits, ct, i, 65))
 
 
 def test_m_call_maps_the_reading_to_the_grid():
@@ -120,9 +80,8 @@ def test_m_call_maps_the_reading_to_the_grid():
 @pytest.mark.parametrize("bits, k", [(1, 4), (2, 8), (3, 32)])
 def test_audit_closed_form_equals_enumeration(bits, k):
     m = fxdp.make_duchi(0, 1, 2, bits=bits, prob_bits=k)
-    rep = fxdp.audit(m)
-    ratio, _ = worst_pair(m.audit_pairs(), m.output_pmf)
-    assert ratio == m._ratio == m.p / (1 - m.p)
+    rep = G.check_audit_is_the_closed_form(m)
+    assert m._ratio == m.p / (1 - m.p)
     assert rep.epsilon_realized == rep.epsilon_claimed == m.epsilon
     assert rep.method == "exact (closed form: p / (1 - p))"
 
@@ -136,13 +95,7 @@ def test_estimator_is_unbiased_with_the_closed_form_variance():
     for ct in CT:
         m = fxdp.make_duchi(10, 30, 1, constant_time=ct)
         vals, truth = m.synthetic_population(20_000, seed=1)
-        ests = [m.estimate(m.simulate(vals, seed=s)) for s in range(200)]
-        est = np.array([e.estimate for e in ests])
-        var = m.variance(vals)
-        assert abs(est.mean() - truth) < 4 * math.sqrt(var / 200)
-        ratio = est.var(ddof=1) / var
-        assert 0.7 < ratio < 1.35, ratio
-        se = np.array([e.stderr for e in ests])
+        se, var = G.check_unbiased_mean(m, vals, truth, 200, 0.7, 1.35)
         assert (se >= math.sqrt(var) * 0.999).all() and (se < 1.1 * math.sqrt(var)).all()
         rows = m.estimate_rows(m.simulate(vals, seed=0), truth)
         assert [r["name"] for r in rows] == ["mean"] and rows[0]["true"] == truth
@@ -195,15 +148,8 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     base = {"a_p": m.a_p, "prob_bits": 32, "bits": 8}
     bad_cfgs = [dict(base, bits=0), dict(base, bits=25), dict(base, prob_bits=1), dict(base, prob_bits=33),
                 dict(base, a_p=1 << 31), dict(base, a_p=1 << 32), dict(base, a_p=0)]
-    for cfg_d, x in [(c, 0) for c in bad_cfgs] + [(base, 257), (base, 0xFFFFFFFF)]:
-        cfg = ffi.new("fxdp_duchi_cfg *", cfg_d)
-        xin = ffi.new("uint32_t *", x)
-        out = ffi.new("uint8_t *", 77)
-        r = native.new_rng_seeded(1, 0)
-        for fn in (lib.fxdp_duchi, lib.fxdp_duchi_ct):
-            assert fn(r, cfg, xin, out) == 1           # FXDP_ERR_PARAM
-            assert out[0] == 77
-            assert native.bits_used(r) == 0
+    G.check_c_refuses("fxdp_duchi_cfg", ("fxdp_duchi", "fxdp_duchi_ct"),
+                      [(c, 0) for c in bad_cfgs] + [(base, 257), (base, 0xFFFFFFFF)], out_type="uint8_t *")
     out = ffi.new("uint8_t *", 77)
     cfg = ffi.new("fxdp_duchi_cfg *", base)
     assert lib.fxdp_duchi_ct(native.new_rng_seeded(1, 0), cfg, ffi.new("uint32_t *", 256), out) == 0
@@ -212,12 +158,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_entropy_failure_releases_nothing(ct, monkeypatch):
     m = fxdp.make_duchi(0, 1, 1, constant_time=ct)
-    x = np.arange(64) / 64          # on the grid: no rounding draws, the release itself fails
-    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)      # the keystream has run out
-    with pytest.raises(EntropyError, match="64 of 64 devices failed; no output released"):
-        m.simulate(x, seed=1)
-    out, st, _, _ = dv.c_fleet(m, x, 1, first_block=0xFFFFFFFF)
-    assert (st == 2).all() and (out == 0).all()
+    G.check_entropy_failure(m, monkeypatch)
     with pytest.raises(EntropyError):
         m.release(ReplaySource([]), 3)
     if ct:
@@ -226,9 +167,5 @@ def test_entropy_failure_releases_nothing(ct, monkeypatch):
 
 
 def test_config_and_cli_kind():
-    m = fxdp.mechanisms.make_duchi(-20, 60, 2, constant_time=True)
-    assert m.kind == "duchi" and m.config() == {"lo": -20, "hi": 60, "epsilon": 2, "bits": 12,
-                                               "constant_time": True}
-    spec = m.device_spec()
-    assert spec["c_function"] == "fxdp_duchi_ct" and "exactly 44 random bits" in spec["summary"]
+    _, spec = G.check_config_and_spec(fxdp.mechanisms.make_duchi, "duchi", "fxdp_duchi_ct", 44)
     assert spec["output"] == {"ctype": "uint8_t", "count": 1, "min": 0, "max": 1}

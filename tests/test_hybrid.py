@@ -2,21 +2,14 @@
 realized epsilon, exactness by enumeration of every bit string, reference / Numba / C parity,
 the exact audit, the unbiased mean and its closed-form variance, bad input."""
 import math
-from collections import Counter
-from fractions import Fraction
 
-import numpy as np
 import pytest
 
+import _grid_mech_checks as G
 import fxdp
-from fxdp.bitsource import ChaCha20Source, ReplaySource
-from fxdp.errors import EntropyError
+from _grid_mech_checks import CT, IDS
+from fxdp.bitsource import ChaCha20Source
 from fxdp.mechanisms import _device as dv
-from fxdp.mechanisms import _fleet
-from fxdp.reports import worst_pair
-
-CT = [False, True]
-IDS = ["lazy", "ct"]
 
 
 def test_beta_and_epsilon():
@@ -39,32 +32,17 @@ def test_every_bit_string_gives_the_exact_distribution(ct):
     B = 3 * 4 + 2 * 1 if ct else 4 + 4 + 1
     assert m.pm.w == 1
     for i in range(m.N + 1):
-        counts = Counter()
-        for s in range(1 << B):
-            src = ReplaySource.from_bits(s, B)
-            counts[m.release(src, i)] += 1
-            if ct:
-                assert src.bits_used == B
-        assert {j: Fraction(c, 1 << B) for j, c in counts.items()} == {j: p for j, p in m.output_pmf(i).items() if p}
+        counts, fail = G.bit_string_counts(m, i, B, ct)
+        assert fail == 0                      # no release runs out of the B bits
+        G.assert_counts_are_the_pmf(m.output_pmf(i), counts, fail, B, ct)
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
     m = fxdp.make_hybrid(-5, 35, 2, constant_time=ct)
-    vals, _ = m.population(20_000, seed=7, shape="uniform")
-    ids = np.arange(20_000, dtype=np.uint64) * 977 + 5
-    out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, vals, 99, device_ids=ids)
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 99, device_ids=ids)
-    assert (st_nb == 0).all() and (st_c == 0).all()
-    assert (out_nb == out_c).all() and (bits_nb == bits_c).all()
+    vals, _, idx, out_nb = G.check_keyed_stream_parity(m, ct_bits=3 * 32 + 2 * 12 if ct else None,
+                                                       device_form=False)
     assert (out_nb >= m.L).any() and (out_nb < m.L).any()
-    idx = m.grid_indices(vals)
-    for j in range(0, 20_000, 97):
-        src = ChaCha20Source(99, int(ids[j]))
-        assert m.release(src, int(idx[j])) == out_nb[j]
-        assert src.bits_used == bits_nb[j]
-    if ct:
-        assert (bits_nb == 3 * 32 + 2 * 12).all()
     from fxdp import native
     for dev in range(20):
         assert dv.c_release(m, native.new_rng_seeded(3, dev), float(vals[dev])) == \
@@ -73,24 +51,15 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
 
 def test_audit_closed_form_equals_enumeration():
     for eps, bits in ((2, 2), (0.5, 2), (4, 1)):
-        m = fxdp.make_hybrid(0, 1, eps, bits=bits, prob_bits=12)
-        ratio, _ = worst_pair(m.audit_pairs(), m.output_pmf)
-        rep = fxdp.audit(m)
-        assert ratio == m._ratio and rep.epsilon_realized == m.epsilon
+        G.check_audit_is_the_closed_form(fxdp.make_hybrid(0, 1, eps, bits=bits, prob_bits=12))
 
 
 def test_estimator_is_unbiased_with_the_closed_form_variance():
     for ct in CT:
         m = fxdp.make_hybrid(10, 30, 2, constant_time=ct)
         vals, truth = m.synthetic_population(20_000, seed=1)
-        est = np.array([m.estimate(m.simulate(vals, seed=s)).estimate for s in range(200)])
-        var = m.variance(vals)
-        assert abs(est.mean() - truth) < 4 * math.sqrt(var / 200)
-        assert 0.7 < est.var(ddof=1) / var < 1.35
-    for eps in (0.5, 1, 2, 4):
-        m = fxdp.make_hybrid(0, 1, eps)
-        v, _ = m.population(10_000, seed=3, shape="uniform")
-        assert abs(m.variance(v) / m.continuous_variance(v) - 1) < 0.02
+        G.check_unbiased_mean(m, vals, truth, 200, 0.7, 1.35)
+    G.check_variance_tracks_continuous(fxdp.make_hybrid)
 
 
 def test_bad_input_is_refused_and_c_releases_nothing():
@@ -101,29 +70,15 @@ def test_bad_input_is_refused_and_c_releases_nothing():
         m(float("nan"))
     with pytest.raises(ValueError, match=r"symbols in \[0, "):
         m.estimate([m.L + 2])
-    from fxdp import native
-    ffi, lib = native.ffi, native.lib
     good = m._cfg_fields()
     bads = [dict(good, b=1 << 32), dict(good, pm=dict(good["pm"], bits=11)),
             dict(good, duchi=dict(good["duchi"], a_p=0)), dict(good, pm=dict(good["pm"], w=0))]
-    for cfg_d, x in [(c, 0) for c in bads] + [(good, 4097)]:
-        cfg = ffi.new("fxdp_hm_cfg *", cfg_d)
-        out = ffi.new("uint32_t *", 77)
-        r = native.new_rng_seeded(1, 0)
-        for fn in (lib.fxdp_hybrid, lib.fxdp_hybrid_ct):
-            assert fn(r, cfg, ffi.new("uint32_t *", x), out) == 1 and out[0] == 77
-            assert native.bits_used(r) == 0
+    G.check_c_refuses("fxdp_hm_cfg", ("fxdp_hybrid", "fxdp_hybrid_ct"), [(c, 0) for c in bads] + [(good, 4097)])
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_entropy_failure_releases_nothing(ct, monkeypatch):
-    m = fxdp.make_hybrid(0, 1, 2, constant_time=ct)
-    x = np.arange(64) / 64          # on the grid: no rounding draws, the release itself fails
-    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
-    with pytest.raises(EntropyError, match="64 of 64 devices failed; no output released"):
-        m.simulate(x, seed=1)
-    out, st, _, _ = dv.c_fleet(m, x, 1, first_block=0xFFFFFFFF)
-    assert (st == 2).all() and (out == 0).all()
+    G.check_entropy_failure(fxdp.make_hybrid(0, 1, 2, constant_time=ct), monkeypatch)
 
 
 def test_config_and_kind():

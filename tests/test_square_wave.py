@@ -5,23 +5,15 @@ against the continuous SW, the exact transition matrix and EMS, the simulate row
 entropy failure."""
 import json
 import math
-from collections import Counter
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import _grid_mech_checks as G
 import fxdp
-from fxdp.bitsource import ChaCha20Source, ReplaySource
-from fxdp.conservative import exp_le
-from fxdp.errors import EntropyError
-from fxdp.mechanisms import _device as dv
-from fxdp.mechanisms import _fleet
+from _grid_mech_checks import CT, IDS
 from fxdp.mechanisms import square_wave as swm
-from fxdp.reports import worst_pair
-
-CT = [False, True]
-IDS = ["lazy", "ct"]
 
 
 def test_paper_b_is_the_closed_form_and_runs_from_one_half_to_zero():
@@ -37,11 +29,7 @@ def test_paper_b_is_the_closed_form_and_runs_from_one_half_to_zero():
 def test_realized_epsilon_never_exceeds_the_request_and_the_window_is_the_papers(eps):
     for bits, k in ((4, 16), (12, 32)):
         m = fxdp.make_square_wave(0, 1, eps, bits=bits, prob_bits=k)
-        two_k = 1 << k
-        assert m._ratio == Fraction(m.a << bits, two_k - m.w * m.a)
-        assert exp_le(m._ratio, eps)
-        assert not exp_le(Fraction((m.a + 1) << bits, two_k - m.w * (m.a + 1)), eps)   # A is the largest
-        assert m.epsilon <= float(eps) + 1e-15 and m.epsilon == m.privacy_map(1)
+        G.check_band_rounding(m, eps, bits, k)
         target = 2 * swm.paper_b(eps) * m.N
         assert m.w == max(1, min(m.N, round(target)))
         if 1 <= target <= m.N:
@@ -61,80 +49,34 @@ def test_every_bit_string_gives_the_exact_distribution(ct, bits, k, eps):
     if eps == "1/2":
         assert m.w == 3                       # not a power of two: the lazy window cell is rejection-sampled
     for i in range(m.N + 1):
-        counts, fail = Counter(), 0
-        for s in range(1 << B):
-            src = ReplaySource.from_bits(s, B)
-            try:
-                j = m.release(src, i)
-            except EntropyError:
-                fail += 1
-                continue
-            if src.bits_used > B:             # read the source's zero padding beyond the B bits
-                fail += 1
-                continue
-            counts[j] += 1
-            if ct:
-                assert src.bits_used == B
+        counts, fail = G.bit_string_counts(m, i, B, ct, overread_fails=True)
         pmf = m.output_pmf(i)
-        assert sum(pmf.values()) == 1
         if eps == "1/2" and not ct:
-            assert fail > 0                   # the bounded branch below is exercised
+            assert fail > 0                   # the bounded branch is exercised
         assert {j for j, p in pmf.items() if p == pmf[i]} >= set(range(i, i + m.w))       # the window
-        if fail == 0:
-            assert {j: Fraction(c, 1 << B) for j, c in counts.items()} == {j: p for j, p in pmf.items() if p}
-        else:
-            assert not ct
-            for j, p in pmf.items():
-                assert p * (1 << B) - fail <= counts[j] <= p * (1 << B)
+        G.assert_counts_are_the_pmf(pmf, counts, fail, B, ct)
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
     m = fxdp.make_square_wave(-5, 35, "3/2", constant_time=ct)
-    vals, _ = m.population(20_000, seed=7, shape="uniform")
-    ids = np.arange(20_000, dtype=np.uint64) * 977 + 5
-    out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, vals, 99, device_ids=ids)
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 99, device_ids=ids)
-    assert (st_nb == 0).all() and (st_c == 0).all()
-    assert (out_nb == out_c).all() and (bits_nb == bits_c).all()
+    out_nb = G.check_keyed_stream_parity(m, ct_bits=32 + 12 if ct else None, bits_vary=not ct)[3]
     assert out_nb.min() >= 0 and out_nb.max() < m.L
-    idx = m.grid_indices(vals)
-    for j in range(0, 20_000, 97):
-        src = ChaCha20Source(99, int(ids[j]))
-        assert m.release(src, int(idx[j])) == out_nb[j]
-        assert src.bits_used == bits_nb[j]
-    if ct:
-        assert (bits_nb == 32 + 12).all()
-    else:
-        assert len(set(bits_nb.tolist())) > 1
-    assert (m.simulate_device(idx, 99, device_ids=ids) == out_nb).all()
 
 
 def test_c_and_numba_single_release_match_the_reference():
-    from fxdp import native
     from fxdp.mechanisms._kernels_sw import release_square_wave
     from fxdp.samplers import _kernels as K
-    for ct in CT:
-        m = fxdp.make_square_wave(0, 100, 1, bits=6, constant_time=ct)
-        for dev in range(30):
-            reading = (dev * 37) % 101
-            i = m.grid_index(reading)
-            assert dv.c_release(m, native.new_rng_seeded(3, dev), reading) == m.release(ChaCha20Source(3, dev), i)
-            st_nb = K.seed_state(K.new_state(), 5, dev)
-            src = ChaCha20Source(5, dev)
-            for j in range(3):
-                s, y = release_square_wave(st_nb, m.a, m.w, m.prob_bits, m.bits, ct, (i + j) % 65)
-                assert s == 0 and y == m.release(src, (i + j) % 65)
-        assert release_square_wave(st_nb, m.a, m.w, m.prob_bits, m.bits, ct, 65)[0] == K.ERR_PARAM
-        assert release_square_wave(st_nb, m.a, 65, m.prob_bits, m.bits, ct, 0)[0] == K.ERR_PARAM
+    done = G.check_single_releases(lambda ct: fxdp.make_square_wave(0, 100, 1, bits=6, constant_time=ct),
+                                   lambda st, m, ct, i: release_square_wave(st, m.a, m.w, m.prob_bits, m.bits, ct, i))
+    for ct, m, st_nb in done:
+        assert release_square_wave(st_nb, m.a, 65, m.prob_bits, m.bits, ct, 0)[0] == K.ERR_PARAM     # w past N + 1
 
 
 @pytest.mark.parametrize("bits, k, eps", [(1, 8, 2), (2, 10, 1), (3, 32, 4)])
 def test_audit_closed_form_equals_enumeration(bits, k, eps):
     m = fxdp.make_square_wave(0, 1, eps, bits=bits, prob_bits=k, bins=2)
-    rep = fxdp.audit(m)
-    ratio, _ = worst_pair(m.audit_pairs(), m.output_pmf)
-    assert ratio == m._ratio
+    rep = G.check_audit_is_the_closed_form(m)
     assert rep.epsilon_realized == rep.epsilon_claimed == m.epsilon
     assert "window cell" in rep.method
 
@@ -150,11 +92,7 @@ def test_mean_is_unbiased_exactly_and_the_grid_variance_tracks_the_continuous_sw
         assert float(var) == pytest.approx(m.variance([float(m.reading(i))]) * 4)
         # the window is centred on the reading: the output values' mean is affine in it
         assert m.output_values([i + (m.w - 1) / 2])[0] == pytest.approx(float(m.reading(i)))
-    for eps in (0.5, 1, 2, 4):
-        m = fxdp.make_square_wave(0, 1, eps)
-        for shape in ("uniform", "skewed"):
-            vals, _ = m.population(10_000, seed=3, shape=shape)
-            assert abs(m.variance(vals) / m.continuous_variance(vals) - 1) < 0.02
+    G.check_variance_tracks_continuous(fxdp.make_square_wave, shapes=("uniform", "skewed"))
 
 
 def test_continuous_variance_matches_a_monte_carlo_of_the_continuous_sw():
@@ -180,12 +118,7 @@ def test_estimator_is_unbiased_with_the_closed_form_variance():
     within [0.65, 1.4] of the closed form, reported standard error within 10 % of it."""
     m = fxdp.make_square_wave(10, 30, 2, constant_time=True)
     vals, truth = m.population(10_000, seed=1)
-    ests = [m.estimate(m.simulate(vals, seed=s)) for s in range(100)]
-    est = np.array([e.estimate for e in ests])
-    var = m.variance(vals)
-    assert abs(est.mean() - truth) < 4 * math.sqrt(var / 100)
-    assert 0.65 < est.var(ddof=1) / var < 1.4
-    se = np.array([e.stderr for e in ests])
+    se, var = G.check_unbiased_mean(m, vals, truth, 100, 0.65, 1.4)
     assert (np.abs(se / math.sqrt(var) - 1) < 0.1).all()
 
 
@@ -310,15 +243,8 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     base = {"a": m.a, "w": m.w, "prob_bits": 32, "bits": 8}
     bad_cfgs = [dict(base, bits=0), dict(base, bits=25), dict(base, prob_bits=1), dict(base, prob_bits=33),
                 dict(base, a=0), dict(base, w=0), dict(base, w=257), dict(base, a=(1 << 32) // m.w + 1)]
-    for cfg_d, x in [(c, 0) for c in bad_cfgs] + [(base, 257), (base, 0xFFFFFFFF)]:
-        cfg = ffi.new("fxdp_sw_cfg *", cfg_d)
-        xin = ffi.new("uint32_t *", x)
-        out = ffi.new("uint32_t *", 77)
-        r = native.new_rng_seeded(1, 0)
-        for fn in (lib.fxdp_square_wave, lib.fxdp_square_wave_ct):
-            assert fn(r, cfg, xin, out) == 1
-            assert out[0] == 77
-            assert native.bits_used(r) == 0
+    G.check_c_refuses("fxdp_sw_cfg", ("fxdp_square_wave", "fxdp_square_wave_ct"),
+                      [(c, 0) for c in bad_cfgs] + [(base, 257), (base, 0xFFFFFFFF)])
     cfg = ffi.new("fxdp_sw_cfg *", base)
     for fn in (lib.fxdp_square_wave, lib.fxdp_square_wave_ct):
         assert fn(ffi.NULL, cfg, ffi.new("uint32_t *", 0), ffi.new("uint32_t *")) == 1
@@ -327,22 +253,12 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_entropy_failure_releases_nothing(ct, monkeypatch):
-    m = fxdp.make_square_wave(0, 1, 1, constant_time=ct)
-    x = np.arange(64) / 64          # on the grid: no rounding draws, the release itself fails
-    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
-    with pytest.raises(EntropyError, match="64 of 64 devices failed; no output released"):
-        m.simulate(x, seed=1)
-    out, st, _, _ = dv.c_fleet(m, x, 1, first_block=0xFFFFFFFF)
-    assert (st == 2).all() and (out == 0).all()
+    G.check_entropy_failure(fxdp.make_square_wave(0, 1, 1, constant_time=ct), monkeypatch)
 
 
 def test_config_device_spec_and_wire():
-    m = fxdp.mechanisms.make_square_wave(-20, 60, 2, constant_time=True)
-    assert m.kind == "square_wave" and m.config() == {"lo": -20, "hi": 60, "epsilon": 2, "bits": 12,
-                                                     "constant_time": True}
+    m, spec = G.check_config_and_spec(fxdp.mechanisms.make_square_wave, "square_wave", "fxdp_square_wave_ct", 44)
     assert fxdp.make_square_wave(0, 1, 1, bins=8).config()["bins"] == 8
-    spec = m.device_spec()
-    assert spec["c_function"] == "fxdp_square_wave_ct" and "exactly 44 random bits" in spec["summary"]
     assert spec["output"]["max"] == m.L - 1 and "fxdp_mech_sw.c" in spec["sources"]
     fields = m.report_layout().fields
     assert [(f.name, f.count, f.lo, f.hi) for f in fields] == [("y", 1, 0, m.L - 1)]

@@ -10,41 +10,31 @@
  * status[i] = the first non-OK status (or FXDP_OK); bits_used[i] (may be NULL) = r's position.
  */
 #include "fxdp_host.h"
+#include "fxdp_host_fleet.h"
 
-static uint64_t position(const fxdp_rng *r)
+/* Device i's rounds (2 * sampled words out a round), until one fails. */
+static fxdp_status dbf_device(const fxdp_host_fleet *f, fxdp_rng *r, uint64_t id, size_t i)
 {
-    return fxdp_rng_position(r);
+    const fxdp_dbf_cfg *cfg = (const fxdp_dbf_cfg *)f->cfg;
+    const uint32_t *x = (const uint32_t *)f->x;
+    uint32_t *out = (uint32_t *)f->out;
+    size_t width = 2u * (size_t)cfg->sampled;
+    fxdp_status st = FXDP_OK;
+    size_t j;
+
+    (void)id;
+    for (j = 0; st == FXDP_OK && j < f->rounds; j++) {
+        st = (f->ct ? fxdp_dbitflip_ct : fxdp_dbitflip)(r, cfg, x + j * f->n + i, out + (j * f->n + i) * width);
+    }
+    return st;
 }
 
 fxdp_status fxdp_dbitflip_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n, size_t rounds,
                                  uint32_t first_block, const fxdp_dbf_cfg *cfg, int ct, const uint32_t *x,
                                  uint32_t *out, uint8_t *status, uint64_t *bits_used)
 {
-    size_t i, j, width;
-    fxdp_status first = FXDP_OK;
-
-    if (seed == NULL || cfg == NULL || (n != 0u && (device_ids == NULL || x == NULL || out == NULL || status == NULL))) {
-        return FXDP_ERR_PARAM;
-    }
-    width = 2u * (size_t)cfg->sampled;
-    for (i = 0; i < n; i++) {
-        fxdp_rng r;
-        fxdp_status st = FXDP_OK;
-        (void)fxdp_rng_init_stream(&r, seed[8], seed, (uint32_t)(device_ids[i] & 0xFFFFFFFFu),
-                                   (uint32_t)(device_ids[i] >> 32), 0u);
-        r.counter = first_block;
-        for (j = 0; st == FXDP_OK && j < rounds; j++) {
-            st = (ct ? fxdp_dbitflip_ct : fxdp_dbitflip)(&r, cfg, x + j * n + i, out + (j * n + i) * width);
-        }
-        status[i] = (uint8_t)st;
-        if (first == FXDP_OK) {
-            first = st;
-        }
-        if (bits_used != NULL) {
-            bits_used[i] = position(&r);
-        }
-    }
-    return first;
+    const fxdp_host_fleet f = {seed, n, rounds, cfg, ct, x, out};
+    return fxdp_host_fleet_run(&f, device_ids, first_block, dbf_device, status, bits_used);
 }
 
 fxdp_status fxdp_fleet_dbitflip(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,

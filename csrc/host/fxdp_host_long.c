@@ -14,11 +14,7 @@
  * position after its last round.
  */
 #include "fxdp_host.h"
-
-typedef fxdp_status (*long_grr_fn)(const fxdp_long_grr_cfg *, const fxdp_long_device *, fxdp_rng *,
-                                   const uint32_t *, uint32_t *);
-typedef fxdp_status (*long_ue_fn)(const fxdp_long_ue_cfg *, const fxdp_long_device *, fxdp_rng *,
-                                  const uint32_t *, uint8_t *);
+#include "fxdp_host_fleet.h"
 
 /* The device's secret: provisioned from the keyed stream (seed, id, 1). */
 static fxdp_status device_of(const uint32_t seed[9], uint64_t id, fxdp_long_device *dev)
@@ -29,82 +25,41 @@ static fxdp_status device_of(const uint32_t seed[9], uint64_t id, fxdp_long_devi
     return fxdp_longitudinal_provision(&sib, dev);
 }
 
-static uint64_t position(const fxdp_rng *r)
-{
-    return fxdp_rng_position(r);
-}
-
-static fxdp_status first_error(const uint8_t *status, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        if (status[i] != 0u) {
-            return (fxdp_status)status[i];
-        }
+/* NAME: device i's rounds j = 0, 1, ... through the stored-device report
+ * FN[_ct](cfg, dev, r, x + j*n + i, out + (j*n + i) * OUT_ROW), until one fails. */
+#define LONG_DEVICE(NAME, FN, FN_CT, CFG_T, OUT_T, OUT_ROW)                                               \
+    static fxdp_status NAME(const fxdp_host_fleet *f, fxdp_rng *r, uint64_t id, size_t i)                 \
+    {                                                                                                     \
+        const CFG_T *cfg = (const CFG_T *)f->cfg;                                                         \
+        fxdp_long_device dev;                                                                             \
+        fxdp_status st = device_of(f->seed, id, &dev);                                                    \
+        size_t j;                                                                                         \
+        for (j = 0; st == FXDP_OK && j < f->rounds; j++) {                                                \
+            st = (f->ct ? FN_CT : FN)(cfg, &dev, r, (const uint32_t *)f->x + j * f->n + i,                \
+                                      (OUT_T *)f->out + (j * f->n + i) * (OUT_ROW));                      \
+        }                                                                                                 \
+        return st;                                                                                        \
     }
-    return FXDP_OK;
-}
 
-#define LONG_ARGS_BAD(cfg) \
-    (seed == NULL || (cfg) == NULL || (n != 0u && (device_ids == NULL || x == NULL || out == NULL || status == NULL)))
+LONG_DEVICE(grr_device, fxdp_longitudinal_grr_report, fxdp_longitudinal_grr_report_ct, fxdp_long_grr_cfg, uint32_t,
+            1u)
+LONG_DEVICE(ue_device, fxdp_longitudinal_ue_report, fxdp_longitudinal_ue_report_ct, fxdp_long_ue_cfg, uint8_t,
+            (size_t)cfg->d)
 
 fxdp_status fxdp_longitudinal_grr_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                          size_t rounds, uint32_t first_block, const fxdp_long_grr_cfg *cfg, int ct,
                                          const uint32_t *x, uint32_t *out, uint8_t *status, uint64_t *bits_used)
 {
-    long_grr_fn f = ct ? fxdp_longitudinal_grr_report_ct : fxdp_longitudinal_grr_report;
-    size_t i, j;
-
-    if (LONG_ARGS_BAD(cfg)) {
-        return FXDP_ERR_PARAM;
-    }
-    for (i = 0; i < n; i++) {
-        fxdp_rng r;
-        fxdp_long_device dev;
-        fxdp_status st = FXDP_OK;
-        (void)fxdp_rng_init_stream(&r, seed[8], seed, (uint32_t)(device_ids[i] & 0xFFFFFFFFu),
-                                   (uint32_t)(device_ids[i] >> 32), 0u);
-        r.counter = first_block;
-        st = device_of(seed, device_ids[i], &dev);
-        for (j = 0; st == FXDP_OK && j < rounds; j++) {
-            st = f(cfg, &dev, &r, x + j * n + i, out + j * n + i);
-        }
-        status[i] = (uint8_t)st;
-        if (bits_used != NULL) {
-            bits_used[i] = position(&r);
-        }
-    }
-    return first_error(status, n);
+    const fxdp_host_fleet f = {seed, n, rounds, cfg, ct, x, out};
+    return fxdp_host_fleet_run(&f, device_ids, first_block, grr_device, status, bits_used);
 }
 
 fxdp_status fxdp_longitudinal_ue_rounds(const uint32_t seed[9], const uint64_t *device_ids, size_t n, size_t rounds,
                                         uint32_t first_block, const fxdp_long_ue_cfg *cfg, int ct, const uint32_t *x,
                                         uint8_t *out, uint8_t *status, uint64_t *bits_used)
 {
-    long_ue_fn f = ct ? fxdp_longitudinal_ue_report_ct : fxdp_longitudinal_ue_report;
-    size_t i, j;
-
-    if (LONG_ARGS_BAD(cfg)) {
-        return FXDP_ERR_PARAM;
-    }
-    for (i = 0; i < n; i++) {
-        fxdp_rng r;
-        fxdp_long_device dev;
-        fxdp_status st = FXDP_OK;
-        (void)fxdp_rng_init_stream(&r, seed[8], seed, (uint32_t)(device_ids[i] & 0xFFFFFFFFu),
-                                   (uint32_t)(device_ids[i] >> 32), 0u);
-        r.counter = first_block;
-        st = device_of(seed, device_ids[i], &dev);
-        for (j = 0; st == FXDP_OK && j < rounds; j++) {
-            st = f(cfg, &dev, &r, x + j * n + i, out + (j * n + i) * (size_t)cfg->d);
-        }
-        status[i] = (uint8_t)st;
-        if (bits_used != NULL) {
-            bits_used[i] = position(&r);
-        }
-    }
-    return first_error(status, n);
+    const fxdp_host_fleet f = {seed, n, rounds, cfg, ct, x, out};
+    return fxdp_host_fleet_run(&f, device_ids, first_block, ue_device, status, bits_used);
 }
 
 fxdp_status fxdp_fleet_longitudinal_grr(const uint32_t seed[9], const uint64_t *device_ids, size_t n,

@@ -881,44 +881,35 @@ def _values_2d(values):
     return xs
 
 
-def simulate_laplace(m, values, seed, device_ids=None, stream=0):
-    xs = _values_1d(values)
+def _simulate(fleet, params, xs, out_shape, seed, device_ids, stream):
+    """One fleet kernel over raw inputs xs (device i: keyed stream (seed, device_ids[i], stream));
+    returns its int64 outputs of out_shape, or raises (nothing returned) on any device's failure."""
     key, ids = _key_and_ids(seed, device_ids, xs.shape[0])
-    out = np.zeros(xs.shape[0], dtype=np.int64)
+    out = np.zeros(out_shape, dtype=np.int64)
     status = np.zeros(xs.shape[0], dtype=np.int64)
-    fleet_laplace(key, ids, np.uint32(stream), params_1d(m), xs, out, status)
+    fleet(key, ids, np.uint32(stream), params, xs, out, status)
     _check_status(status)
     return out
+
+
+def simulate_laplace(m, values, seed, device_ids=None, stream=0):
+    xs = _values_1d(values)
+    return _simulate(fleet_laplace, params_1d(m), xs, xs.shape[0], seed, device_ids, stream)
 
 
 def simulate_planar(m, values, seed, device_ids=None, stream=0):
     xs = _values_2d(values)
-    key, ids = _key_and_ids(seed, device_ids, xs.shape[0])
-    out = np.zeros((xs.shape[0], 2), dtype=np.int64)
-    status = np.zeros(xs.shape[0], dtype=np.int64)
-    fleet_planar(key, ids, np.uint32(stream), params_planar(m), xs, out, status)
-    _check_status(status)
-    return out
+    return _simulate(fleet_planar, params_planar(m), xs, (xs.shape[0], 2), seed, device_ids, stream)
 
 
 def simulate_laplace_grid(m, values, seed, device_ids=None, stream=0):
     xs = _values_1d(values)
-    key, ids = _key_and_ids(seed, device_ids, xs.shape[0])
-    out = np.zeros(xs.shape[0], dtype=np.int64)
-    status = np.zeros(xs.shape[0], dtype=np.int64)
-    fleet_laplace_grid(key, ids, np.uint32(stream), params_grid(m), xs, out, status)
-    _check_status(status)
-    return out
+    return _simulate(fleet_laplace_grid, params_grid(m), xs, xs.shape[0], seed, device_ids, stream)
 
 
 def simulate_planar_grid(m, values, seed, device_ids=None, stream=0):
     xs = _values_2d(values)
-    key, ids = _key_and_ids(seed, device_ids, xs.shape[0])
-    out = np.zeros((xs.shape[0], 2), dtype=np.int64)
-    status = np.zeros(xs.shape[0], dtype=np.int64)
-    fleet_planar_grid(key, ids, np.uint32(stream), params_grid(m), xs, out, status)
-    _check_status(status)
-    return out
+    return _simulate(fleet_planar_grid, params_grid(m), xs, (xs.shape[0], 2), seed, device_ids, stream)
 
 
 def fill(m, state, values):

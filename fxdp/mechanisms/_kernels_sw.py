@@ -7,7 +7,9 @@ lazy and constant time):
 * ``release_square_wave(state, a, w, prob_bits, bits, ct, i)`` -> ``(status, j)``
   (j meaningful only on success)
 * ``fleet_square_wave(key, ids, first_block, a, w, prob_bits, bits, ct, x, out, status, bits_out)``
-  (x: int64[n] grid indices, out: int64[n] cell indices; lane-seeded device states)
+  (x: int64[n] grid indices, out: int64[n] cell indices; lane-seeded device states): the kernel
+  ``_kernels_pm.fleet_piecewise`` itself, run with SW's w (fleets take realized parameters
+  unchecked; SquareWave's w is in [1, 2^bits] by construction)
 """
 from __future__ import annotations
 
@@ -15,13 +17,10 @@ import numba
 import numpy as np
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import OK, STATUS, STATE_WORDS
-from ..samplers._nb_lanes import LANES
-from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
-from ._kernels_pm import _pm_one
+from ..samplers._kernels import OK, STATUS
+from ._kernels_pm import _pm_one, fleet_piecewise
 
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 
 @_jit
@@ -37,24 +36,5 @@ def release_square_wave(state, a, w, prob_bits, bits, ct, i):
     return st, np.int64(j)
 
 
-@_jit
-def _chunk_sw(state, lanes, key, device_ids, lo, hi, first_block, a, w, prob_bits, bits, ct, x, out, status, bits_out):
-    want_bits = bits_out.shape[0] > 0
-    for n in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, n, lo, hi, first_block)
-        st, j = _pm_one(state, a, w, prob_bits, bits, ct, x[n])
-        status[n] = np.uint8(st)
-        if st == OK:
-            out[n] = np.int64(j)
-        if want_bits:
-            bits_out[n] = _pos(state)
-
-
-@_pjit
-def fleet_square_wave(key, device_ids, first_block, a, w, prob_bits, bits, ct, x, out, status, bits_out):
-    n = device_ids.shape[0]
-    for ch in numba.prange((n + CHUNK - 1) // CHUNK):
-        state = np.empty(STATE_WORDS, dtype=np.uint32)
-        lanes = np.empty((16, LANES), dtype=np.uint32)
-        _chunk_sw(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
-                  a, w, prob_bits, bits, ct, x, out, status, bits_out)
+# On the grid SW's fleet is Piecewise's: the same per-device loop over _pm_one.
+fleet_square_wave = fleet_piecewise

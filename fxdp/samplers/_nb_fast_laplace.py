@@ -15,11 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BLOCK, BLOCK_LEN, ERR_PARAM, ERR_RANGE, OK, STATUS, WORD_POS, _I0, _I1,
-                       _I64MAX_U, _M32, _U0, _U1, _U32, _U64MAX, _device_state, _ijit, _jit, _load,
+                       _I64MAX_U, _U0, _U1, _U32, _device_state, _ijit, _jit, _load,
                        _mask, _pjit, _rd_bits, _store)
 from ._nb_drivers import _fleet
-from ._nb_laplace import _ok_laplace, _rd_exp, _rd_geometric_e1
-from ._nb_uniform import _rd_uniform_below
+from ._nb_laplace import _ok_laplace, _rd_geometric_cks
 
 NEED_DEEP = np.int64(-1)        # internal status: finish this draw in Python (see module doc)
 _LOOK_W = np.uint64(12)         # fast_laplace.LOOKAHEAD_BITS
@@ -74,30 +73,6 @@ def _rd_invert(state, buf, c, table, look):
         while b > _I1 and lo > (table[b - 2] >> sh):
             b = b - _I1
     return OK, a, buf, c, lo, b
-
-
-@_ijit
-def _rd_geometric_cks(state, buf, c, s, t):
-    """The reference's ``geometric_cks`` -> (status, uint64 y, buf, c); ERR_RANGE
-    as ``_rd_laplace`` (u + t v past 2^64)."""
-    while True:
-        st, u, buf, c = _rd_uniform_below(state, buf, c, t)
-        if st != OK:
-            return st, _U0, buf, c
-        st, keep, buf, c = _rd_exp(state, buf, c, u, t)
-        if st != OK:
-            return st, _U0, buf, c
-        if keep:
-            break
-    st, v, buf, c = _rd_geometric_e1(state, buf, c)
-    if st != OK:
-        return st, _U0, buf, c
-    if v > _M32 and v > (_U64MAX - u) // t:
-        return ERR_RANGE, _U0, buf, c
-    y = u + t * v
-    if s != _U1:
-        y = y // s
-    return OK, y, buf, c
 
 
 @_ijit

@@ -163,28 +163,42 @@ def _rd_geometric_e1(state, buf, c):
         v = v + _U1
 
 
+@_ijit
+def _rd_geometric_cks(state, buf, c, s, t):
+    """CKS 2020 Alg. 2's geometric step, scale t/s, s, t in [1, 2^32) (uint64): U =
+    uniform_below(t) until bernoulli_exp(U, t), V = ``_rd_geometric_e1`` ->
+    (status, uint64 floor((U + t V) / s), buf, c); ERR_RANGE if U + t V passes
+    2^64 - 1.  Shared by ``_rd_laplace`` and discrete_laplace_fast's tail
+    (as csrc/fxdp_laplace.c's fxdp_i_geometric_cks)."""
+    while True:
+        st, u, buf, c = _rd_uniform_below(state, buf, c, t)
+        if st != OK:
+            return st, _U0, buf, c
+        st, keep, buf, c = _rd_exp(state, buf, c, u, t)
+        if st != OK:
+            return st, _U0, buf, c
+        if keep:
+            break
+    st, v, buf, c = _rd_geometric_e1(state, buf, c)
+    if st != OK:
+        return st, _U0, buf, c
+    # u, t < 2^32: u + t v cannot wrap while v < 2^32.
+    if v > _M32 and v > (_U64MAX - u) // t:
+        return ERR_RANGE, _U0, buf, c
+    y = u + t * v
+    if s != _U1:
+        y = y // s
+    return OK, y, buf, c
+
+
 @_jit
 def _rd_laplace(state, buf, c, s, t):
     """CKS 2020 Alg. 2 with scale t/s; s, t in [1, 2^32) (uint64) -> (status, int64, buf, c)."""
     while True:
-        st, u, buf, c = _rd_uniform_below(state, buf, c, t)
+        st, y, buf, c = _rd_geometric_cks(state, buf, c, s, t)
         if st != OK:
             return st, _I0, buf, c
-        st, keep, buf, c = _rd_exp(state, buf, c, u, t)
-        if st != OK:
-            return st, _I0, buf, c
-        if not keep:
-            continue
-        st, v, buf, c = _rd_geometric_e1(state, buf, c)
-        if st != OK:
-            return st, _I0, buf, c
-        # u, t < 2^32: u + t v cannot wrap while v < 2^32.  Range errors come
-        # before the sign bit is read (as in csrc/fxdp_laplace.c).
-        if v > _M32 and v > (_U64MAX - u) // t:
-            return ERR_RANGE, _I0, buf, c
-        y = u + t * v
-        if s != _U1:
-            y = y // s
+        # Range errors come before the sign bit is read (as in csrc/fxdp_laplace.c).
         if y > _I64MAX_U:
             return ERR_RANGE, _I0, buf, c
         st, sign, buf, c = _rd_bits(state, buf, c, _U1)
