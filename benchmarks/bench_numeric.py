@@ -112,7 +112,7 @@ def compare_rows(devices, reps, epsilons=EPSILONS, shapes=SHAPES):
     lo, hi = COMPARE_RANGE
     rows = []
     for eps in epsilons:
-        ranked = fxdp.recommend_numeric(lo, hi, eps, devices)
+        ranked = fxdp.recommend_numeric(lo, hi, eps, devices, integer_readings=True)
         for shape in shapes:
             readings = compare_population(devices, shape)
             truth = float(readings.mean())

@@ -305,7 +305,7 @@ def _recommended_temperature(temp, readings, true, devices):
     lo, hi = TEMPERATURE_BOUNDS
     geometric = temp["m"]
     eps = Fraction(geometric.privacy_map(hi - lo))          # local DP over the whole range
-    best = recommend_numeric(lo, hi, eps, devices)[0]
+    best = recommend_numeric(lo, hi, eps, devices, integer_readings=True)[0]      # whole degrees
     m = constructor(best["kind"])(**best["config"])
     # readings as the mechanism's simulate takes them (whole degrees; raw fixed point for the Laplace)
     x = readings * (1 << m.F) if best["kind"] == "laplace_fixed" else readings

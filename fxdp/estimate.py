@@ -214,7 +214,7 @@ LAPLACE_CELLS = 4096          # recommend_numeric: cells of [lo, hi] the Laplace
 WORST_CASE_READINGS = 257     # recommend_numeric: readings in [lo, hi] searched for the Laplace's worst case
 
 
-def recommend_numeric(lo, hi, epsilon, n, bits=12):
+def recommend_numeric(lo, hi, epsilon, n, bits=12, *, integer_readings=False):
     """The numeric mechanisms fxdp has for a reading in [lo, hi], realized for epsilon as a device
     would hold them, ranked by the worst-case mean-squared error of the mean of n readings.
 
@@ -227,9 +227,10 @@ def recommend_numeric(lo, hi, epsilon, n, bits=12):
     * Duchi, Piecewise, Hybrid (grid of 2^bits + 1 levels): unbiased, mse = variance =
       ``m.worst_case_variance(n)``, their exact closed forms.
     * Bounded geometric (``geometric``, constant_time=True, bounds [lo, hi], scale = (hi - lo) /
-      epsilon: local DP over the whole range, epsilon = privacy_map(hi - lo)): only when lo and hi
-      are integers with hi - lo <= MAX_GEOMETRIC_SPAN (it releases integers; a reading is rounded to
-      one on the device).  Its estimator (``bounded_geometric_mean``) scores each report y by w(y),
+      epsilon: local DP over the whole range, epsilon = privacy_map(hi - lo)): only for
+      ``integer_readings=True`` (the readings are whole numbers, as a thermostat's whole degrees: the
+      mechanism takes integers and has no randomized rounding, whose variance the formula would
+      miss) and integer lo, hi with hi - lo <= MAX_GEOMETRIC_SPAN.  Its estimator (``bounded_geometric_mean``) scores each report y by w(y),
       P w = x solved on the exact channel P, so it is unbiased and
       mse = variance = max_x (sum_y P(y | x) w(y)^2 - x^2) / n, computed from the exact table.
     * Fixed-point Laplace (``laplace_fixed``, bounds [lo, hi], sensitivity = hi - lo, the default
@@ -241,6 +242,10 @@ def recommend_numeric(lo, hi, epsilon, n, bits=12):
       mse(x) = (mu(x) - x)^2 + s2(x) / (n p(x)); the moments are sums of the exact Laplace CDF over
       LAPLACE_CELLS equal cells of [lo, hi] at their midpoints (the snapping to L and the fixed-point
       ln are not modelled), the maximum over WORST_CASE_READINGS equally spaced readings.
+
+    A mechanism that cannot be realized for (lo, hi, epsilon) (the fixed-point Laplace's Q15.16
+    format, its uniform bits or a non-dyadic range end) is left out, as recommend_frequency_oracle
+    leaves out an oracle; Duchi, Piecewise and Hybrid raise the ValueError for bad lo, hi, epsilon.
     """
     from fractions import Fraction
 
@@ -255,9 +260,15 @@ def recommend_numeric(lo, hi, epsilon, n, bits=12):
         rows.append({"kind": kind, "config": kwargs, "epsilon": m.epsilon, "variance": v, "stderr": v ** 0.5,
                      "mse": v})
     eps = Fraction(epsilon)
-    if Fraction(lo).denominator == 1 and Fraction(hi).denominator == 1 and hi - lo <= MAX_GEOMETRIC_SPAN:
+    if not isinstance(integer_readings, bool):
+        raise TypeError(f"integer_readings must be a bool, got {integer_readings!r}")
+    if (integer_readings and Fraction(lo).denominator == 1 and Fraction(hi).denominator == 1
+            and hi - lo <= MAX_GEOMETRIC_SPAN):
         rows.append(_bounded_geometric_row(int(lo), int(hi), eps, n))
-    rows.append(_laplace_fixed_row(Fraction(lo), Fraction(hi), eps, n))
+    try:
+        rows.append(_laplace_fixed_row(Fraction(lo), Fraction(hi), eps, n))
+    except ValueError:        # not realizable here (format range, uniform bits, range ends off its grid)
+        pass
     return sorted(rows, key=lambda r: r["mse"])
 
 

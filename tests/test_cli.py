@@ -83,7 +83,7 @@ def test_demo_json_end_to_end(capsys, tmp_path):
     assert e["true"] == temp["estimate"]["true"] and abs(e["estimate"] - e["true"]) < 5 * e["stderr"]
     assert 0 < e["stderr"] <= rec["geometric"]["stderr"]
     assert math.isclose(rec["stderr_ratio"], rec["geometric"]["stderr"] / e["stderr"])
-    assert rec["kind"] == fxdp.recommend_numeric(10, 30, 2, 30000)[0]["kind"]
+    assert rec["kind"] == fxdp.recommend_numeric(10, 30, 2, 30000, integer_readings=True)[0]["kind"]
 
 
 def check_gain_lines(out):

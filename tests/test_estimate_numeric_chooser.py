@@ -13,7 +13,7 @@ TOLERANCE = 0.25
 
 
 def test_rows_keep_their_keys_and_are_ranked_by_mse():
-    rows = fxdp.recommend_numeric(LO, HI, EPS, N)
+    rows = fxdp.recommend_numeric(LO, HI, EPS, N, integer_readings=True)
     assert {r["kind"] for r in rows} == {"duchi", "piecewise", "hybrid", "geometric", "laplace_fixed"}
     for r in rows:
         assert {"kind", "config", "epsilon", "variance", "stderr", "mse"} <= set(r)
@@ -21,12 +21,18 @@ def test_rows_keep_their_keys_and_are_ranked_by_mse():
         assert r["stderr"] == pytest.approx(r["variance"] ** 0.5)
         fxdp.registry.constructor(r["kind"])(**r["config"])      # the config builds the mechanism
     assert [r["mse"] for r in rows] == sorted(r["mse"] for r in rows)
-    # off-integer bounds: no bounded geometric (it releases integers)
-    assert "geometric" not in {r["kind"] for r in fxdp.recommend_numeric(0, 0.5, EPS, N)}
+    # the bounded geometric takes whole numbers: only for integer readings and integer bounds
+    assert "geometric" not in {r["kind"] for r in fxdp.recommend_numeric(LO, HI, EPS, N)}
+    assert "geometric" not in {r["kind"] for r in fxdp.recommend_numeric(0, 0.5, EPS, N, integer_readings=True)}
+    # a range the fixed-point Laplace cannot realize (0.1 is not dyadic; 10^6 overflows Q15.16): left out
+    for lo, hi in ((0.1, 0.7), (0, 10**6)):
+        assert {r["kind"] for r in fxdp.recommend_numeric(lo, hi, EPS, N)} == {"duchi", "piecewise", "hybrid"}
+    with pytest.raises(TypeError, match="integer_readings"):
+        fxdp.recommend_numeric(LO, HI, EPS, N, integer_readings=1)
 
 
 def test_bounded_geometric_worst_variance_matches_a_simulation():
-    row = next(r for r in fxdp.recommend_numeric(LO, HI, EPS, N) if r["kind"] == "geometric")
+    row = next(r for r in fxdp.recommend_numeric(LO, HI, EPS, N, integer_readings=True) if r["kind"] == "geometric")
     m = fxdp.registry.constructor("geometric")(**row["config"])
     assert row["variance"] == pytest.approx(bounded_geometric_worst_variance(m) / N)
     # the worst-case input, found again from the per-input variances
