@@ -13,7 +13,13 @@ mechanism (``m.variance / m.continuous_variance - 1``).
 
 Mechanisms: Duchi et al., Piecewise and Hybrid (``make_duchi``, ``make_piecewise``, ``make_hybrid``,
 bits = 12; ``--kinds`` to choose, e.g. ``--kinds square_wave``).  ``--ems``: Square Wave's EMS
-histogram error instead (one fleet of --devices per epsilon and population, 16 bins).  The variance of a mean is exactly the per-device variance over n,
+histogram error instead (one fleet of --devices per epsilon and population, 16 bins).  ``--compare``:
+the mean-squared error of the mean estimate of Duchi, Piecewise, Hybrid, the bounded geometric and the
+fixed-point Laplace on one integer population in [10, 30] at each epsilon, in one run, each built from
+its ``fxdp.recommend_numeric`` row (same epsilon, realized never above it) and estimated by its own
+estimator; the MSE is against the population's true mean, so the clamped mechanisms' bias counts:
+
+    nice -n 10 python3 benchmarks/bench_numeric.py --compare --devices 10000 --reps 100  The variance of a mean is exactly the per-device variance over n,
 so a smaller --devices with more --reps checks the same closed form more tightly for the same time.
 """
 from __future__ import annotations
@@ -79,6 +85,51 @@ def ems_rows(devices, bins=16, seed=1):
     return rows
 
 
+COMPARE_RANGE = (10, 30)        # --compare: whole degrees, the thermostat's range (fxdp demo)
+
+
+def compare_population(devices, shape, seed=11):
+    """Integer readings in COMPARE_RANGE (every mechanism takes them as they are): "uniform", or
+    "skewed" = round(lo + (hi - lo) Beta(2, 5)); seeded."""
+    lo, hi = COMPARE_RANGE
+    rng = np.random.default_rng([seed, 0xC0DE])
+    u = rng.random(devices) if shape == "uniform" else rng.beta(2.0, 5.0, devices)
+    return np.rint(lo + (hi - lo) * u).astype(np.int64)
+
+
+def _device_values(m, readings):
+    """Readings as the mechanism's simulate takes them: raw fixed point for the fixed-point Laplace."""
+    if m.kind == "laplace_fixed":
+        return readings * np.int64(1 << m.F)
+    return readings
+
+
+def compare_rows(devices, reps, epsilons=EPSILONS, shapes=SHAPES):
+    """The MSE of each numeric mechanism's mean estimate over `reps` fleets of `devices` devices
+    (seeds 0..reps-1) on one population per shape, at each epsilon, with recommend_numeric's
+    worst-case MSE beside it."""
+    from fxdp.registry import constructor
+    lo, hi = COMPARE_RANGE
+    rows = []
+    for eps in epsilons:
+        ranked = fxdp.recommend_numeric(lo, hi, eps, devices, integer_readings=True)
+        for shape in shapes:
+            readings = compare_population(devices, shape)
+            truth = float(readings.mean())
+            for r in ranked:
+                m = constructor(r["kind"])(**r["config"])
+                x = _device_values(m, readings)
+                t0 = time.perf_counter()
+                est = np.array([float(m.estimate(m.simulate(x, seed=s)).estimate) for s in range(reps)])
+                err = est - truth
+                rows.append({"kind": r["kind"], "epsilon": eps, "epsilon_realized": float(r["epsilon"]),
+                             "population": shape, "devices": devices, "reps": reps, "truth": truth,
+                             "mse": float(np.mean(err ** 2)), "bias": float(err.mean()),
+                             "variance": float(est.var(ddof=1)), "mse_worst_case_formula": float(r["mse"]),
+                             "seconds": time.perf_counter() - t0})
+    return rows
+
+
 def worst_case(m):
     """Worst-case per-device variance of the position t^ over the grid levels (closed form)."""
     n = m.N
@@ -132,7 +183,24 @@ def main(argv=None):
     ap.add_argument("--first-seed", type=int, default=0,
                     help="fleet seeds first_seed .. first_seed + reps - 1 (independent runs to pool)")
     ap.add_argument("--ems", action="store_true", help="only Square Wave's EMS histogram error table")
+    ap.add_argument("--compare", action="store_true",
+                    help="only the MSE of Duchi, Piecewise, Hybrid, bounded geometric, fixed-point Laplace")
     args = ap.parse_args(argv)
+    if args.compare:
+        t0 = time.perf_counter()
+        rows = compare_rows(args.devices, args.reps)
+        print(f"{args.reps} fleets of {args.devices:,} devices, readings in {list(COMPARE_RANGE)}; "
+              f"{time.perf_counter() - t0:.0f} s")
+        print("| eps | population | mechanism | realized eps | MSE of the mean | bias | variance | "
+              "worst-case MSE (recommend_numeric) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['epsilon']} | {r['population']} | {r['kind']} | {r['epsilon_realized']:.4f} | "
+                  f"{r['mse']:.3g} | {r['bias']:+.3g} | {r['variance']:.3g} | {r['mse_worst_case_formula']:.3g} |")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"compare_rows": rows}, f, indent=1)
+        return
     if args.ems:
         rows = ems_rows(args.devices)
         print("| eps | population | L1 (EMS) | largest bin error | largest bootstrap stderr | L1 (uniform guess) | "

@@ -12,6 +12,7 @@ check that they were given the mechanism they estimate for.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -208,12 +209,46 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
     return sorted(rows, key=lambda r: r["variance"])
 
 
-def recommend_numeric(lo, hi, epsilon, n, bits=12):
-    """The grid numeric mechanisms fxdp has for a reading in [lo, hi] (Duchi, Piecewise, Hybrid),
-    realized for epsilon as a device would hold them, ranked by the closed-form worst-case variance
-    of the mean of n readings (``m.worst_case_variance(n)``).  Returns a list of {kind, config,
-    epsilon, variance, stderr}, smallest variance first.  (The bounded geometric and the
-    fixed-point Laplace are not ranked yet: their clamping at the range ends biases the mean.)"""
+MAX_GEOMETRIC_SPAN = 256      # recommend_numeric: the bounded geometric's channel is (span + 1)^2 floats
+LAPLACE_CELLS = 4096          # recommend_numeric: cells of [lo, hi] the Laplace's moments are summed over
+WORST_CASE_READINGS = 257     # recommend_numeric: readings in [lo, hi] searched for the Laplace's worst case
+
+
+def recommend_numeric(lo, hi, epsilon, n, bits=12, *, integer_readings=False):
+    """The numeric mechanisms fxdp has for a reading in [lo, hi], realized for epsilon as a device
+    would hold them, ranked by the worst-case mean-squared error of the mean of n readings.
+
+    Returns a list of {kind, config, epsilon, variance, stderr, mse}, smallest mse first: config is
+    the constructor's keyword arguments (``fxdp.registry.constructor(kind)(**config)``), epsilon the
+    realized one (never above the requested), variance the estimator's variance at the worst-case
+    reading, stderr its square root and mse = max over readings x in [lo, hi] of
+    bias(x)^2 + variance(x), all readings equal to x (the mean's worst case).
+
+    * Duchi, Piecewise, Hybrid (grid of 2^bits + 1 levels): unbiased, mse = variance =
+      ``m.worst_case_variance(n)``, their exact closed forms.
+    * Bounded geometric (``geometric``, constant_time=True, bounds [lo, hi], scale = (hi - lo) /
+      epsilon: local DP over the whole range, epsilon = privacy_map(hi - lo)): only for
+      ``integer_readings=True`` (the readings are whole numbers, as a thermostat's whole degrees: the
+      mechanism takes integers and has no randomized rounding, whose variance the formula would
+      miss) and integer lo, hi with hi - lo <= MAX_GEOMETRIC_SPAN.  Its estimator (``bounded_geometric_mean``) scores each report y by w(y),
+      P w = x solved on the exact channel P, so it is unbiased and
+      mse = variance = max_x (sum_y P(y | x) w(y)^2 - x^2) / n, computed from the exact table.
+    * Fixed-point Laplace (``laplace_fixed``, bounds [lo, hi], sensitivity = hi - lo, the default
+      truncation "exception"): its privacy map exceeds the requested epsilon by the Gazeau et al.
+      term, so the requested epsilon is lowered until ``privacy_map(1) <= epsilon``.  Its estimator
+      (``fixed_point_mean``) averages the releases inside [lo, hi], so it is biased toward the middle.
+      With Z the Laplace noise at the device's realized scale b' and Y = x + Z:
+      p(x) = P(lo <= Y <= hi), mu(x) = E[Y | kept], s2(x) = Var(Y | kept), and to first order in 1/n
+      mse(x) = (mu(x) - x)^2 + s2(x) / (n p(x)); the moments are sums of the exact Laplace CDF over
+      LAPLACE_CELLS equal cells of [lo, hi] at their midpoints (the snapping to L and the fixed-point
+      ln are not modelled), the maximum over WORST_CASE_READINGS equally spaced readings.
+
+    A mechanism that cannot be realized for (lo, hi, epsilon) (the fixed-point Laplace's Q15.16
+    format, its uniform bits or a non-dyadic range end) is left out, as recommend_frequency_oracle
+    leaves out an oracle; Duchi, Piecewise and Hybrid raise the ValueError for bad lo, hi, epsilon.
+    """
+    from fractions import Fraction
+
     from .registry import constructor
     from .validate import check_int
     n = check_int("n", n, 1)
@@ -222,5 +257,86 @@ def recommend_numeric(lo, hi, epsilon, n, bits=12):
         kwargs = {"lo": lo, "hi": hi, "epsilon": epsilon, "bits": bits}
         m = constructor(kind)(**kwargs)          # ValueError (bad lo, hi, epsilon, bits) names the parameter
         v = float(m.worst_case_variance(n))
-        rows.append({"kind": kind, "config": kwargs, "epsilon": m.epsilon, "variance": v, "stderr": v ** 0.5})
-    return sorted(rows, key=lambda r: r["variance"])
+        rows.append({"kind": kind, "config": kwargs, "epsilon": m.epsilon, "variance": v, "stderr": v ** 0.5,
+                     "mse": v})
+    eps = Fraction(epsilon)
+    if not isinstance(integer_readings, bool):
+        raise TypeError(f"integer_readings must be a bool, got {integer_readings!r}")
+    if (integer_readings and Fraction(lo).denominator == 1 and Fraction(hi).denominator == 1
+            and hi - lo <= MAX_GEOMETRIC_SPAN):
+        rows.append(_bounded_geometric_row(int(lo), int(hi), eps, n))
+    try:
+        rows.append(_laplace_fixed_row(Fraction(lo), Fraction(hi), eps, n))
+    except ValueError:        # not realizable here (format range, uniform bits, range ends off its grid)
+        pass
+    return sorted(rows, key=lambda r: r["mse"])
+
+
+def bounded_geometric_worst_variance(m):
+    """max over inputs x of Var(w(Y) | x) for a bounded constant-time geometric m: the per-report
+    variance of ``bounded_geometric_mean``'s scores at the worst-case input (exact channel)."""
+    from .mechanisms.geometric import channel_matrix
+    _, w = _channel_scores(m)
+    P = channel_matrix(m)
+    lo, hi = m.bounds
+    xs = np.arange(lo, hi + 1, dtype=np.float64)
+    return float(np.max(P @ (w * w) - xs * xs))
+
+
+def _bounded_geometric_row(lo, hi, eps, n):
+    from .registry import constructor
+    kwargs = {"scale": Fraction(hi - lo) / eps, "bounds": [lo, hi], "constant_time": True}
+    m = constructor("geometric")(**kwargs)
+    v = bounded_geometric_worst_variance(m) / n
+    return {"kind": "geometric", "config": kwargs, "epsilon": m.privacy_map(hi - lo), "variance": v,
+            "stderr": v ** 0.5, "mse": v}
+
+
+def laplace_fixed_at(lo, hi, epsilon):
+    """The fixed-point Laplace on [lo, hi] (sensitivity hi - lo) whose privacy map at d_in = 1 is at
+    most epsilon: the requested epsilon lowered by the map's excess (a few fixed-point steps, on a
+    2^-16 grid, rounded down).  Returns (mechanism, its config)."""
+    from .registry import constructor
+    eps = Fraction(epsilon)
+    req = eps
+    for _ in range(12):
+        kwargs = {"epsilon": req, "bounds": [lo, hi], "sensitivity": hi - lo}
+        m = constructor("laplace_fixed")(**kwargs)
+        excess = Fraction(m.privacy_map(1)) - eps
+        if excess <= 0:
+            return m, kwargs
+        req = Fraction(math.floor((req - excess) * 65536), 65536)
+        if req <= 0:
+            break
+    raise ValueError(f"epsilon = {float(eps)!r} is too small for the fixed-point Laplace on [{lo}, {hi}]")
+
+
+def laplace_fixed_worst_mse(m, n, cells=LAPLACE_CELLS, readings=WORST_CASE_READINGS):
+    """(worst-case mse, variance at that reading, the reading) of ``fixed_point_mean`` over n
+    equal readings in the mechanism's bounds (recommend_numeric's formula)."""
+    lo, hi = float(m.lo * m.qformat.resolution), float(m.hi * m.qformat.resolution)
+    b = float(m.scale)
+    edges = np.linspace(lo, hi, cells + 1)
+    mid = (edges[:-1] + edges[1:]) / 2
+
+    def cdf(z):
+        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b), 1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+
+    best = (-1.0, 0.0, lo)
+    for x in np.linspace(lo, hi, readings):
+        pr = np.diff(cdf(edges - x))
+        p = float(pr.sum())
+        mu = float(pr @ mid) / p
+        s2 = max(float(pr @ (mid - mu) ** 2) / p, 0.0)
+        var = s2 / (n * p)
+        mse = float((mu - x) ** 2 + var)
+        if mse > best[0]:
+            best = (mse, var, float(x))
+    return best
+
+
+def _laplace_fixed_row(lo, hi, eps, n):
+    m, kwargs = laplace_fixed_at(lo, hi, eps)
+    mse, var, _ = laplace_fixed_worst_mse(m, n)
+    return {"kind": "laplace_fixed", "config": kwargs, "epsilon": m.privacy_map(1), "variance": var,
+            "stderr": var ** 0.5, "mse": mse}

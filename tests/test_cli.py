@@ -1,10 +1,13 @@
 """The command line: stable JSON keys, the demo end to end, and clear errors (exit 2)."""
 import json
 import math
+import re
 import subprocess
 import sys
 
 import pytest
+
+import fxdp
 from pathlib import Path
 
 from fxdp.cli import main
@@ -72,6 +75,32 @@ def test_demo_json_end_to_end(capsys, tmp_path):
     for a, mm in zip(d["audit"], d["mechanisms"]):
         assert a == {"mechanism": mm["mechanism"], "epsilon_claimed": mm["audit"]["epsilon_claimed"],
                      "epsilon_realized": mm["audit"]["epsilon_realized"]}
+    # the temperature through recommend_numeric's first choice at the geometric's epsilon
+    rec = d["temperature_recommended"]
+    assert rec["epsilon_geometric"] == temp["audit"]["epsilon_claimed"] and rec["epsilon"] <= 2.0
+    assert rec["geometric"] == {k: temp["estimate"][k] for k in ("true", "estimate", "stderr")}
+    e = rec["estimate"]
+    assert e["true"] == temp["estimate"]["true"] and abs(e["estimate"] - e["true"]) < 5 * e["stderr"]
+    assert 0 < e["stderr"] <= rec["geometric"]["stderr"]
+    assert math.isclose(rec["stderr_ratio"], rec["geometric"]["stderr"] / e["stderr"])
+    assert rec["kind"] == fxdp.recommend_numeric(10, 30, 2, 30000, integer_readings=True)[0]["kind"]
+
+
+def check_gain_lines(out):
+    """The demo's comparison lines: the recommended mechanism and today's bounded geometric at the
+    same epsilon, each an estimate with its standard error, and the gain they imply."""
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("temperature at the same epsilon (2): "
+                                                                       "recommend_numeric picks "))
+    kind = lines[head].split("picks ")[1].split()[0]
+    pattern = re.compile(r"^  (.+?) +estimate (-?[\d.]+) ± ([\d.]+)")
+    rec, geo = (pattern.match(lines[head + k]) for k in (1, 2))
+    assert rec.group(1) == kind and geo.group(1) == "bounded geometric"
+    rec_se, geo_se = float(rec.group(3)), float(geo.group(3))
+    assert 0 < rec_se <= geo_se                     # the recommendation is never worse than today's
+    gain = re.match(r"^  gain: standard error ([\d.]+)x smaller", lines[head + 3])
+    assert float(gain.group(1)) >= 1 and math.isclose(float(gain.group(1)), geo_se / rec_se, rel_tol=0.02)
+    return kind, float(rec.group(2)), rec_se
 
 
 def test_demo_text_report_and_rerun(capsys, tmp_path):
@@ -79,6 +108,7 @@ def test_demo_text_report_and_rerun(capsys, tmp_path):
     argv = ["demo", "--out", str(out_dir), "--devices", "5000", "--releases", "2000"]
     code, out, _ = run(capsys, *argv)
     assert code == 0
+    check_gain_lines(out)
     assert out.count("2,000 releases on one keyed stream: agree bit for bit") == 2
     assert out.strip() == (out_dir / "report.txt").read_text().strip()
     assert run(capsys, *argv)[0] == 0                    # rerun into its own directory

@@ -496,6 +496,16 @@ def channel_scores(mechanism):
     unbiased for the mean of the true values, whatever their distribution.
     Returns (outputs, w) as numpy arrays.
     """
+    lo, hi = mechanism.bounds
+    P = channel_matrix(mechanism)
+    xs = np.arange(lo, hi + 1, dtype=np.float64)
+    w = np.linalg.solve(P, xs)
+    return np.arange(lo, hi + 1, dtype=np.int64), w
+
+
+def channel_matrix(mechanism):
+    """P[x - lo, y - lo] = P(y | x) of a bounded constant-time geometric, from its exact integer
+    weight table (as floats), for inputs and outputs x, y in [lo, hi]."""
     tb = getattr(mechanism, "table", None)
     if tb is None:
         raise ValueError("channel_scores needs a bounded constant-time geometric (constant_time=True)")
@@ -507,9 +517,7 @@ def channel_scores(mechanism):
     for i, x in enumerate(range(lo, hi + 1)):
         for y, pr in tb.output_pmf(x).items():
             P[i, y - lo] += float(pr)
-    xs = np.arange(lo, hi + 1, dtype=np.float64)
-    w = np.linalg.solve(P, xs)
-    return np.arange(lo, hi + 1, dtype=np.int64), w
+    return P
 
 
 def bounded_geometric_mean(noised, mechanism):
