@@ -357,6 +357,19 @@ fxdp_status fxdp_rappor_full_report(const fxdp_rappor_full_cfg *cfg, const fxdp_
  * out[0..k+2) = cohort & 0xFF, cohort >> 8, S_0..S_{k-1}; written only on FXDP_OK. */
 fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cfg, const uint8_t *block,
                                      uint8_t *out);
+/* Workspace of fxdp_rappor_full_release_w (see the memoized oracles' workspaces below): the sibling
+ * then PRR stream, the device, the k-bit report, the Bloom positions, the KDF block and the SipHash state. */
+typedef struct fxdp_rappor_full_work {
+    fxdp_rng stream;                                     /* sibling stream, then the PRR stream */
+    fxdp_rappor_full_device dev;                         /* the device (secret, cohort)         */
+    uint32_t kdf[16];                                    /* the PRR key's ChaCha20 block        */
+    uint64_t sip[4];                                     /* the SipHash state                   */
+    uint32_t pos[FXDP_RAPPOR_FULL_MAX_H];                /* the Bloom positions                 */
+    uint8_t bits[(FXDP_RAPPOR_FULL_MAX_K + 7u) / 8u];    /* the report S, packed                */
+} fxdp_rappor_full_work;
+/* As fxdp_rappor_full_release, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_rappor_full_release_w(fxdp_rng *r, const fxdp_rappor_full_cfg *cfg, const uint8_t *block,
+                                       uint8_t *out, fxdp_rappor_full_work *work);
 /* Host only (csrc/host/fxdp_host_rappor_full.c, not firmware): a fleet of n devices; device i
  * runs fxdp_rappor_full_release on the keyed stream (seed, ids[i], 0) (seed[0..8) the key, seed[8]
  * the stream version) with input blocks[i] (a row
@@ -562,6 +575,44 @@ fxdp_status fxdp_dbitflip_report_ct(const fxdp_dbf_cfg *cfg, const fxdp_long_dev
 fxdp_status fxdp_dbitflip(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Export entry point, constant time in x. */
 fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Caller-supplied workspaces (BearSSL/Monocypher style) of the memoized export entry points: the
+ * second rng (sibling, then permanent or keyed stream) and the device secret live in *work instead of
+ * the stack, so firmware that keeps a static workspace (as `fxdp export` generates) releases within
+ * 256 B of stack and counts the workspace as RAM.  A workspace is scratch: the _w forms zero it on
+ * every return (success or error), so no rng state or secret stays in it; one per concurrent caller.
+ * The forms without _w are the convenience forms: the same bits, outputs and statuses, with the
+ * workspace on their own stack (sizeof the workspace more stack). */
+typedef struct fxdp_lgrr_work {
+    fxdp_rng stream;                    /* the sibling stream, then the permanent stream       */
+    fxdp_long_device dev;               /* the device secret                                    */
+} fxdp_lgrr_work;
+typedef struct fxdp_lue_work {
+    fxdp_rng stream;                    /* the sibling stream, then the permanent stream       */
+    fxdp_long_device dev;               /* the device secret                                    */
+} fxdp_lue_work;
+typedef struct fxdp_dbf_work {
+    fxdp_rng stream;                    /* the sibling stream, then the two keyed streams      */
+    fxdp_long_device dev;               /* the device secret                                    */
+    uint16_t buckets[FXDP_DBF_MAX_S];   /* the sampled buckets (the all-or-nothing buffer)      */
+} fxdp_dbf_work;
+/* As fxdp_longitudinal_grr, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_longitudinal_grr_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
+                                    fxdp_lgrr_work *work);
+/* As fxdp_longitudinal_grr_ct, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_longitudinal_grr_ct_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
+                                       fxdp_lgrr_work *work);
+/* As fxdp_longitudinal_ue, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_longitudinal_ue_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
+                                   fxdp_lue_work *work);
+/* As fxdp_longitudinal_ue_ct, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_longitudinal_ue_ct_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
+                                      fxdp_lue_work *work);
+/* As fxdp_dbitflip, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_dbitflip_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
+                            fxdp_dbf_work *work);
+/* As fxdp_dbitflip_ct, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
+fxdp_status fxdp_dbitflip_ct_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
+                               fxdp_dbf_work *work);
 /* Subset selection frequency oracle (Wang et al. 2016; Ye and Barg 2018) over d items: input x in
  * [0, d), output the k items of a k-subset S in increasing order (k uint16_t); S holds x w.p.
  * p = a_p/2^bits (its other members a uniform (k-1)-subset of the other items), else S is a uniform

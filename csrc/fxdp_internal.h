@@ -531,4 +531,50 @@ uint32_t fxdp_i_table_count_gt_rom(const uint32_t *thresholds, uint32_t n, uint3
 #define fxdp_i_table_count_gt_rom fxdp_i_table_count_gt
 #endif
 
+/* ---- memoized oracles (L-GRR, L-OUE: fxdp_mech_long.c; dBitFlip: fxdp_mech_dbf.c; full RAPPOR) ---- */
+
+/* p[0..n) = 0 as fxdp_i_wipe, for a local buffer or a workspace of constant size n: the annotation
+ * has Frama-C Eva unroll the loop (a strong update per byte), a comment to the compiler. */
+static inline void fxdp_i_wipe_local(void *p, size_t n)
+{
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    size_t i;
+
+    /*@ loop unroll n; */
+    for (i = 0; i < n; i++) {
+        v[i] = 0;
+    }
+}
+
+/* All ones when i == x, else zero, without a branch. */
+static inline uint64_t fxdp_i_eq_mask64(uint32_t i, uint32_t x)
+{
+    uint32_t v = i ^ x;
+    uint32_t nz = (v | (0u - v)) >> 31;
+    return (uint64_t)nz - UINT64_C(1);
+}
+
+/* The rng a memoized oracle's export release provisions its device from: r's sibling stream (r's
+ * key, nonce words 0 and 1, word 2 = 1, r's stream version), keyed into *scratch, when r is a keyed
+ * ChaCha20 stream; else r itself (a fresh device).  r ready.  Out of line (fxdp_rng.c): its nonce
+ * is not on the stack of the caller's later draws. */
+fxdp_rng *fxdp_i_device_source(fxdp_rng *r, fxdp_rng *scratch);
+
+/* The start of L-GRR's, L-OUE's and dBitFlip's export release: FXDP_ERR_PARAM if bad (then r is not
+ * read: bad covers r == NULL), else r's readiness, then secret[0..8) = 8 x bits(32) from
+ * fxdp_i_device_source(r, scratch).  secret is the caller's scratch (partly written on a failure). */
+static inline fxdp_status fxdp_i_memo_device(fxdp_rng *r, int bad, uint32_t secret[8], fxdp_rng *scratch)
+{
+    fxdp_status st = bad ? FXDP_ERR_PARAM : fxdp_i_ready(r);
+    unsigned i;
+
+    if (st == FXDP_OK) {
+        r = fxdp_i_device_source(r, scratch);
+    }
+    for (i = 0; st == FXDP_OK && i < 8u; i++) {
+        st = fxdp_i_bits(r, 32u, &secret[i]);
+    }
+    return st;
+}
+
 #endif /* FXDP_INTERNAL_H */

@@ -11,28 +11,10 @@
  * fxdp_i_bernoulli_dyadic_ct (exactly bits bits each) with probabilities selected by masks, the
  * keyed ChaCha20 streams constant time.  The sampled buckets are drawn by rejection from the secret
  * alone (branch-free otherwise): their time and bit use do not depend on x, and the report carries
- * them.  Outputs are all or nothing (stack buffers, wiped).
+ * them.  Outputs are all or nothing (buffers in the workspace, wiped).  The _w forms take the
+ * workspace (fxdp_dbf_work: the scratch rng, the secret, the buckets) from the caller.
  */
 #include "fxdp_internal.h"
-
-static void wipe(void *p, size_t n)
-{
-    volatile uint8_t *v = (volatile uint8_t *)p;
-    size_t i;
-
-    /*@ loop unroll n; */   /* Frama-C Eva only: n is a local buffer's size at every call */
-    for (i = 0; i < n; i++) {
-        v[i] = 0;
-    }
-}
-
-/* All ones when i == x, else zero, without a branch. */
-static uint64_t eq_mask64(uint32_t i, uint32_t x)
-{
-    uint32_t v = i ^ x;
-    uint32_t nz = (v | (0u - v)) >> 31;
-    return (uint64_t)nz - UINT64_C(1);
-}
 
 static int cfg_bad(const fxdp_dbf_cfg *cfg)
 {
@@ -90,7 +72,7 @@ static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_devic
             break;                                     /* cannot happen: a fresh keystream */
         }
         for (m = 0; m < idx; m++) {
-            seen |= (uint32_t)eq_mask64(J[m], t) & UINT32_C(1);
+            seen |= (uint32_t)fxdp_i_eq_mask64(J[m], t) & UINT32_C(1);
         }
         mask = UINT32_C(0) - seen;
         J[idx] = (uint16_t)((j & mask) | (t & ~mask));
@@ -106,12 +88,13 @@ static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_devic
     return st;
 }
 
-/* The report of x by dev.  *p is scratch for the two keyed streams, one after the other (one rng
- * on the stack, not two: the release path stays small); wiped. */
-static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, uint32_t x, uint32_t *out,
-                              int ct, fxdp_rng *p)
+/* The report of x by dev.  work->stream is scratch for the two keyed streams, one after the other
+ * (one rng, not two), work->buckets for the sampled buckets (out is written only on OK); both wiped. */
+FXDP_I_INLINE fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, uint32_t x, uint32_t *out,
+                              int ct, fxdp_dbf_work *work)
 {
-    uint16_t J[FXDP_DBF_MAX_S];
+    uint16_t *J = work->buckets;
+    fxdp_rng *p = &work->stream;
     uint32_t v, i, s = cfg->sampled, word = 0;
     uint64_t a_q = (UINT64_C(1) << cfg->bits) - cfg->a_p;
     uint8_t b = 0;
@@ -124,7 +107,7 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
     v = bucket_of(x, cfg->buckets, cfg->d);
     keyed_stream(dev, v, 4u, p);
     for (i = 0; st == FXDP_OK && i < s; i++) {
-        uint64_t m = eq_mask64(J[i], v);
+        uint64_t m = fxdp_i_eq_mask64(J[i], v);
         uint64_t a = (cfg->a_p & m) | (a_q & ~m);
         st = ct ? fxdp_i_bernoulli_dyadic_ct(p, a, cfg->bits, &b) : fxdp_i_bernoulli_dyadic(p, a, cfg->bits, &b);
         word |= ((uint32_t)b & UINT32_C(1)) << i;
@@ -135,22 +118,22 @@ static fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *d
             out[s + i] = (word >> i) & UINT32_C(1);
         }
     }
-    wipe(p, sizeof *p);
-    wipe(J, sizeof J);
-    wipe(&word, sizeof word);
-    wipe(&v, sizeof v);
+    fxdp_i_wipe_local(p, sizeof *p);
+    fxdp_i_wipe_local(work->buckets, sizeof work->buckets);
+    fxdp_i_wipe_local(&word, sizeof word);
+    fxdp_i_wipe_local(&v, sizeof v);
     return st;
 }
 
 static fxdp_status dbf_report_checked(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
                                       uint32_t *out, int ct)
 {
-    fxdp_rng p;
+    fxdp_dbf_work work;                                /* its dev stays unused: dev is the caller's */
 
     if (cfg == NULL || dev == NULL || x == NULL || out == NULL || cfg_bad(cfg) || *x >= cfg->d) {
         return FXDP_ERR_PARAM;
     }
-    return dbf_report(cfg, dev, *x, out, ct, &p);
+    return dbf_report(cfg, dev, *x, out, ct, &work);
 }
 
 fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
@@ -165,72 +148,48 @@ fxdp_status fxdp_dbitflip_report_ct(const fxdp_dbf_cfg *cfg, const fxdp_long_dev
     return dbf_report_checked(cfg, dev, x, out, 1);
 }
 
-/* dev->secret = 8 x bits(32) from r; written only on OK. */
-static fxdp_status dbf_provision(fxdp_rng *r, fxdp_long_device *dev)
-{
-    uint32_t secret[8];
-    unsigned i;
-    fxdp_status st = FXDP_OK;
-
-    for (i = 0; st == FXDP_OK && i < 8u; i++) {
-        st = fxdp_i_bits(r, 32u, &secret[i]);
-    }
-    if (st == FXDP_OK) {
-        for (i = 0; i < 8u; i++) {
-            dev->secret[i] = secret[i];
-        }
-    }
-    wipe(secret, sizeof secret);
-    return st;
-}
-
-/* The device of an export release: from r's sibling stream (nonce word 2 = 1, in the scratch *sib)
- * when r is keyed, else from r (as fxdp_mech_long.c). */
-static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev, fxdp_rng *sib)
+/* The export release: the device from r's sibling stream (in work->stream) when r is keyed, else from r
+ * (fxdp_i_device_source, as fxdp_mech_long.c), then its report; scratch in *work, zeroed on every return. */
+FXDP_I_INLINE fxdp_status dbf_export(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out, int ct,
+                              fxdp_dbf_work *work)
 {
     fxdp_status st;
 
-    if (r->mode == FXDP_MODE_CHACHA || r->mode == FXDP_MODE_CHACHA_FKE) {
-        uint32_t nonce[3];
-        nonce[0] = r->nonce[0];
-        nonce[1] = r->nonce[1];
-        nonce[2] = 1u;
-        (void)fxdp_rng_init_keyed_version(sib, r->mode == FXDP_MODE_CHACHA_FKE ? FXDP_STREAM_V2 : FXDP_STREAM_V1,
-                                          r->key, nonce);
-        st = dbf_provision(sib, dev);
-        wipe(sib, sizeof *sib);
-    } else {
-        st = dbf_provision(r, dev);
-    }
-    return st;
-}
-
-static fxdp_status dbf_export(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
-{
-    fxdp_long_device dev;
-    fxdp_rng scratch;                                  /* the sibling stream, then the two keyed ones */
-    fxdp_status st;
-
-    if (r == NULL || cfg == NULL || x == NULL || out == NULL || cfg_bad(cfg) || *x >= cfg->d) {
+    if (work == NULL) {
         return FXDP_ERR_PARAM;
     }
-    st = fxdp_i_ready(r);
+    st = fxdp_i_memo_device(r, r == NULL || cfg == NULL || x == NULL || out == NULL || cfg_bad(cfg) || *x >= cfg->d,
+                            work->dev.secret, &work->stream);
     if (st == FXDP_OK) {
-        st = export_device(r, &dev, &scratch);
+        st = dbf_report(cfg, &work->dev, *x, out, ct, work);
     }
-    if (st == FXDP_OK) {
-        st = dbf_report(cfg, &dev, *x, out, ct, &scratch);
-    }
-    wipe(&dev, sizeof dev);
+    fxdp_i_wipe_local(work, sizeof *work);
     return st;
 }
 
+fxdp_status fxdp_dbitflip_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
+                            fxdp_dbf_work *work)
+{
+    return dbf_export(r, cfg, x, out, 0, work);
+}
+
+fxdp_status fxdp_dbitflip_ct_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
+                               fxdp_dbf_work *work)
+{
+    return dbf_export(r, cfg, x, out, 1, work);
+}
+
+/* The convenience forms: the workspace on their own stack (sizeof work more stack than the _w forms). */
 fxdp_status fxdp_dbitflip(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out)
 {
-    return dbf_export(r, cfg, x, out, 0);
+    fxdp_dbf_work work;
+
+    return fxdp_dbitflip_w(r, cfg, x, out, &work);
 }
 
 fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out)
 {
-    return dbf_export(r, cfg, x, out, 1);
+    fxdp_dbf_work work;
+
+    return fxdp_dbitflip_ct_w(r, cfg, x, out, &work);
 }

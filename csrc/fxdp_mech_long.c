@@ -12,6 +12,8 @@
  * nothing is stored.  The export entry points (fxdp_longitudinal_grr[_ct], _ue[_ct]) derive the
  * secret from the sibling of a keyed rng (its key, nonce words 0 and 1, word 2 = 1), as
  * fxdp_rappor_full_release does; from any other rng they draw a fresh secret (no memoization).
+ * Their _w forms keep the second rng and the secret in the caller's workspace (fxdp_lgrr_work,
+ * fxdp_lue_work: static in the exported firmware, so the release path fits 256 B of stack).
  *
  * Constant-time forms: GRR steps read exactly `bits` bits and scan all d - 1 thresholds
  * branch-free; UE steps read exactly `bits` bits per item, probabilities selected with masks.
@@ -19,25 +21,6 @@
  * secret or the draws.  L-OUE's report is drawn in place in out, zeroed on an entropy failure.
  */
 #include "fxdp_internal.h"
-
-static void wipe(void *p, size_t n)
-{
-    volatile uint8_t *v = (volatile uint8_t *)p;
-    size_t i;
-
-    /*@ loop unroll n; */   /* Frama-C Eva only: n is a local buffer's size at every call */
-    for (i = 0; i < n; i++) {
-        v[i] = 0;
-    }
-}
-
-/* All ones when i == x, else zero, without a branch. */
-static uint64_t eq_mask64(uint32_t i, uint32_t x)
-{
-    uint32_t v = i ^ x;
-    uint32_t nz = (v | (0u - v)) >> 31;
-    return (uint64_t)nz - UINT64_C(1);
-}
 
 fxdp_status fxdp_longitudinal_provision(fxdp_rng *r, fxdp_long_device *dev)
 {
@@ -57,7 +40,7 @@ fxdp_status fxdp_longitudinal_provision(fxdp_rng *r, fxdp_long_device *dev)
             dev->secret[i] = secret[i];
         }
     }
-    wipe(secret, sizeof secret);
+    fxdp_i_wipe_local(secret, sizeof secret);
     return st;
 }
 
@@ -70,28 +53,6 @@ static void permanent_stream(const fxdp_long_device *dev, uint32_t x, fxdp_rng *
     nonce[1] = 0u;
     nonce[2] = 2u;
     fxdp_rng_init_keyed(p, dev->secret, nonce);
-}
-
-/* The device of an export release: from r's sibling stream when r is keyed, else from r. */
-static fxdp_status export_device(fxdp_rng *r, fxdp_long_device *dev)
-{
-    fxdp_status st;
-
-    if (r->mode == FXDP_MODE_CHACHA || r->mode == FXDP_MODE_CHACHA_FKE) {
-        fxdp_rng sib;
-        uint32_t nonce[3];
-        nonce[0] = r->nonce[0];
-        nonce[1] = r->nonce[1];
-        nonce[2] = 1u;
-        (void)fxdp_rng_init_keyed_version(&sib, r->mode == FXDP_MODE_CHACHA_FKE ? FXDP_STREAM_V2 : FXDP_STREAM_V1,
-                                          r->key, nonce);
-        st = fxdp_longitudinal_provision(&sib, dev);
-        wipe(&sib, sizeof sib);
-        wipe(nonce, sizeof nonce);
-    } else {
-        st = fxdp_longitudinal_provision(r, dev);
-    }
-    return st;
 }
 
 /* ---- L-GRR ----------------------------------------------------------------- */
@@ -113,7 +74,7 @@ static int grr_cfg_bad(const fxdp_long_grr_cfg *cfg)
 }
 
 /* One k-ary RR step of x < d: the truth w.p. big/2^bits, each other item w.p. small/2^bits. */
-static fxdp_status grr_step(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, uint32_t big, uint32_t small, uint32_t x,
+FXDP_I_INLINE fxdp_status grr_step(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, uint32_t big, uint32_t small, uint32_t x,
                             int ct, uint32_t *out)
 {
     fxdp_status st;
@@ -151,29 +112,32 @@ static fxdp_status grr_step(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, uint32_t 
     }
 }
 
-static fxdp_status grr_report(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
-                              uint32_t x, uint32_t *out, int ct)
+/* *p: scratch for the permanent stream (wiped).  The step, report and export helpers are inlined
+ * (FXDP_I_INLINE): each entry point then has only its own form's samplers on its call graph (the
+ * constant-time ones no lazy sampler frame) and one frame for all three, within 256 B of stack. */
+FXDP_I_INLINE fxdp_status grr_report(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+                              uint32_t x, uint32_t *out, int ct, fxdp_rng *p)
 {
-    fxdp_rng p;
     uint32_t y1 = 0, y2 = 0;
     fxdp_status st;
 
-    permanent_stream(dev, x, &p);
-    st = grr_step(&p, cfg, cfg->w0, cfg->w, x, ct, &y1);
+    permanent_stream(dev, x, p);
+    st = grr_step(p, cfg, cfg->w0, cfg->w, x, ct, &y1);
     if (st == FXDP_OK) {
         st = grr_step(r, cfg, cfg->v0, cfg->v, y1, ct, &y2);
     }
     if (st == FXDP_OK) {
         *out = y2;
     }
-    wipe(&p, sizeof p);
-    wipe(&y1, sizeof y1);
+    fxdp_i_wipe_local(p, sizeof *p);
+    fxdp_i_wipe_local(&y1, sizeof y1);
     return st;
 }
 
 static fxdp_status grr_report_checked(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
                                       const uint32_t *x, uint32_t *out, int ct)
 {
+    fxdp_rng p;
     fxdp_status st;
 
     if (cfg == NULL || dev == NULL || r == NULL || x == NULL || out == NULL || grr_cfg_bad(cfg) ||
@@ -184,7 +148,7 @@ static fxdp_status grr_report_checked(const fxdp_long_grr_cfg *cfg, const fxdp_l
     if (st != FXDP_OK) {
         return st;
     }
-    return grr_report(cfg, dev, r, *x, out, ct);
+    return grr_report(cfg, dev, r, *x, out, ct, &p);
 }
 
 fxdp_status fxdp_longitudinal_grr_report(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
@@ -199,33 +163,50 @@ fxdp_status fxdp_longitudinal_grr_report_ct(const fxdp_long_grr_cfg *cfg, const 
     return grr_report_checked(cfg, dev, r, x, out, 1);
 }
 
-static fxdp_status grr_export(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
+/* The export release: the device from r (fxdp_i_device_source), then its report; scratch in *work,
+ * zeroed on every return. */
+FXDP_I_INLINE fxdp_status grr_export(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out, int ct,
+                              fxdp_lgrr_work *work)
 {
-    fxdp_long_device dev;
     fxdp_status st;
 
-    if (r == NULL || cfg == NULL || x == NULL || out == NULL || grr_cfg_bad(cfg) || *x >= cfg->d) {
+    if (work == NULL) {
         return FXDP_ERR_PARAM;
     }
-    st = fxdp_i_ready(r);
+    st = fxdp_i_memo_device(r, r == NULL || cfg == NULL || x == NULL || out == NULL || grr_cfg_bad(cfg) || *x >= cfg->d,
+                            work->dev.secret, &work->stream);
     if (st == FXDP_OK) {
-        st = export_device(r, &dev);
+        st = grr_report(cfg, &work->dev, r, *x, out, ct, &work->stream);
     }
-    if (st == FXDP_OK) {
-        st = grr_report(cfg, &dev, r, *x, out, ct);
-    }
-    wipe(&dev, sizeof dev);
+    fxdp_i_wipe_local(work, sizeof *work);
     return st;
 }
 
+fxdp_status fxdp_longitudinal_grr_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
+                                    fxdp_lgrr_work *work)
+{
+    return grr_export(r, cfg, x, out, 0, work);
+}
+
+fxdp_status fxdp_longitudinal_grr_ct_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
+                                       fxdp_lgrr_work *work)
+{
+    return grr_export(r, cfg, x, out, 1, work);
+}
+
+/* The convenience forms: the workspace on their own stack (sizeof work more stack than the _w forms). */
 fxdp_status fxdp_longitudinal_grr(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out)
 {
-    return grr_export(r, cfg, x, out, 0);
+    fxdp_lgrr_work work;
+
+    return fxdp_longitudinal_grr_w(r, cfg, x, out, &work);
 }
 
 fxdp_status fxdp_longitudinal_grr_ct(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out)
 {
-    return grr_export(r, cfg, x, out, 1);
+    fxdp_lgrr_work work;
+
+    return fxdp_longitudinal_grr_ct_w(r, cfg, x, out, &work);
 }
 
 /* ---- L-OUE ----------------------------------------------------------------- */
@@ -242,29 +223,28 @@ static int ue_cfg_bad(const fxdp_long_ue_cfg *cfg)
            cfg->a_p2 <= (two_k >> 1) || cfg->a_p2 >= two_k;
 }
 
-static fxdp_status draw(fxdp_rng *r, uint64_t a, unsigned bits, int ct, uint8_t *out)
+FXDP_I_INLINE fxdp_status draw(fxdp_rng *r, uint64_t a, unsigned bits, int ct, uint8_t *out)
 {
     return ct ? fxdp_i_bernoulli_dyadic_ct(r, a, bits, out) : fxdp_i_bernoulli_dyadic(r, a, bits, out);
 }
 
 /* Drawn in place: bit i goes to out[i] (a public position) as it is drawn, and an entropy failure
  * zeroes out[0..d) (no 128-byte stack copy: issue 13's 256 B goal), so nothing is released. */
-static fxdp_status ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r, uint32_t x,
-                             uint8_t *out, int ct)
+FXDP_I_INLINE fxdp_status ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r, uint32_t x,
+                             uint8_t *out, int ct, fxdp_rng *p)
 {
-    fxdp_rng p;
     uint32_t i;
     uint64_t q2 = (UINT64_C(1) << cfg->bits) - cfg->a_p2;
     unsigned bits = cfg->bits;
     uint8_t b1 = 0, b2 = 0;
     fxdp_status st = FXDP_OK;
 
-    permanent_stream(dev, x, &p);
+    permanent_stream(dev, x, p);
     /* per item: the permanent bit from p, then the instantaneous bit from r (independent streams) */
     for (i = 0; i < cfg->d; i++) {
-        uint64_t m = eq_mask64(i, x), mb, a;
+        uint64_t m = fxdp_i_eq_mask64(i, x), mb, a;
         a = (cfg->a_p1 & m) | (cfg->a_q1 & ~m);
-        st = draw(&p, a, bits, ct, &b1);
+        st = draw(p, a, bits, ct, &b1);
         if (st != FXDP_OK) {
             break;                                     /* cannot happen: a fresh keystream */
         }
@@ -279,13 +259,14 @@ static fxdp_status ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device
     if (st != FXDP_OK) {
         fxdp_i_wipe(out, (size_t)cfg->d);
     }
-    wipe(&p, sizeof p);
+    fxdp_i_wipe_local(p, sizeof *p);
     return st;
 }
 
 static fxdp_status ue_report_checked(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
                                      const uint32_t *x, uint8_t *out, int ct)
 {
+    fxdp_rng p;
     fxdp_status st;
 
     if (cfg == NULL || dev == NULL || r == NULL || x == NULL || out == NULL || ue_cfg_bad(cfg) ||
@@ -296,7 +277,7 @@ static fxdp_status ue_report_checked(const fxdp_long_ue_cfg *cfg, const fxdp_lon
     if (st != FXDP_OK) {
         return st;
     }
-    return ue_report(cfg, dev, r, *x, out, ct);
+    return ue_report(cfg, dev, r, *x, out, ct, &p);
 }
 
 fxdp_status fxdp_longitudinal_ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
@@ -311,31 +292,47 @@ fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_long_ue_cfg *cfg, const fx
     return ue_report_checked(cfg, dev, r, x, out, 1);
 }
 
-static fxdp_status ue_export(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out, int ct)
+/* As grr_export. */
+FXDP_I_INLINE fxdp_status ue_export(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out, int ct,
+                             fxdp_lue_work *work)
 {
-    fxdp_long_device dev;
     fxdp_status st;
 
-    if (r == NULL || cfg == NULL || x == NULL || out == NULL || ue_cfg_bad(cfg) || *x >= cfg->d) {
+    if (work == NULL) {
         return FXDP_ERR_PARAM;
     }
-    st = fxdp_i_ready(r);
+    st = fxdp_i_memo_device(r, r == NULL || cfg == NULL || x == NULL || out == NULL || ue_cfg_bad(cfg) || *x >= cfg->d,
+                            work->dev.secret, &work->stream);
     if (st == FXDP_OK) {
-        st = export_device(r, &dev);
+        st = ue_report(cfg, &work->dev, r, *x, out, ct, &work->stream);
     }
-    if (st == FXDP_OK) {
-        st = ue_report(cfg, &dev, r, *x, out, ct);
-    }
-    wipe(&dev, sizeof dev);
+    fxdp_i_wipe_local(work, sizeof *work);
     return st;
 }
 
+fxdp_status fxdp_longitudinal_ue_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
+                                   fxdp_lue_work *work)
+{
+    return ue_export(r, cfg, x, out, 0, work);
+}
+
+fxdp_status fxdp_longitudinal_ue_ct_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
+                                      fxdp_lue_work *work)
+{
+    return ue_export(r, cfg, x, out, 1, work);
+}
+
+/* The convenience forms: the workspace on their own stack (sizeof work more stack than the _w forms). */
 fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out)
 {
-    return ue_export(r, cfg, x, out, 0);
+    fxdp_lue_work work;
+
+    return fxdp_longitudinal_ue_w(r, cfg, x, out, &work);
 }
 
 fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out)
 {
-    return ue_export(r, cfg, x, out, 1);
+    fxdp_lue_work work;
+
+    return fxdp_longitudinal_ue_ct_w(r, cfg, x, out, &work);
 }

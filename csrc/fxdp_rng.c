@@ -92,6 +92,21 @@ fxdp_status fxdp_rng_init_keyed_version(fxdp_rng *r, uint32_t version, const uin
     return FXDP_OK;
 }
 
+fxdp_rng *fxdp_i_device_source(fxdp_rng *r, fxdp_rng *scratch)
+{
+    uint32_t nonce[3];
+
+    if (r->mode != FXDP_MODE_CHACHA && r->mode != FXDP_MODE_CHACHA_FKE) {
+        return r;
+    }
+    nonce[0] = r->nonce[0];
+    nonce[1] = r->nonce[1];
+    nonce[2] = 1u;
+    (void)fxdp_rng_init_keyed_version(scratch, r->mode == FXDP_MODE_CHACHA_FKE ? FXDP_STREAM_V2 : FXDP_STREAM_V1,
+                                      r->key, nonce);
+    return scratch;
+}
+
 fxdp_status fxdp_rng_init_stream(fxdp_rng *r, uint32_t version, const uint32_t seed[8], uint32_t device_lo,
                                  uint32_t device_hi, uint32_t stream)
 {

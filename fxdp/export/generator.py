@@ -157,8 +157,17 @@ def progmem_target(target) -> bool:
 
 def entry_function(spec: DeviceSpec, target) -> str:
     """The csrc function fxdp_release calls: the spec's c_function, or on AVR its "_rom" twin
-    (the tables then go to program memory and take no RAM)."""
+    (the tables then go to program memory and take no RAM), or its "_w" form when the spec names a
+    workspace (called with a static one: RAM instead of stack)."""
+    if spec.workspace:
+        return spec.c_function + "_w"
     return spec.rom_function if spec.rom_function and progmem_target(target) else spec.c_function
+
+
+def _release_call(spec: DeviceSpec, target) -> str:
+    """The call in fxdp_release's body."""
+    work = ", &fxdp_work" if spec.workspace else ""
+    return f"{entry_function(spec, target)}(r, &fxdp_cfg, x, y{work})"
 
 
 # The generated tables' placement: the same condition as FXDP_I_PROGMEM in csrc/fxdp_internal.h.
@@ -242,7 +251,7 @@ def render_config_h(m, spec: DeviceSpec, target, health=None) -> str:
              "#ifndef FXDP_RESEED_INTERVAL",
              "#define FXDP_RESEED_INTERVAL 0u",
              "#endif", "",
-             f"/* One release: {entry_function(spec, target)}(r, &fxdp_cfg, x, y), after the periodic DRBG",
+             f"/* One release: {_release_call(spec, target)}, after the periodic DRBG",
              " * reseed; a failed reseed is an entropy failure (FXDP_ERR_ENTROPY, nothing released). */",
              f"fxdp_status fxdp_release(fxdp_rng *r, {_wrapper_params(spec)});", "",
              *config_h_lines(m, spec),
@@ -257,7 +266,7 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
              " */",
              '#include "fxdp_config.h"', ""]
     fn = entry_function(spec, target)
-    rom = fn != spec.c_function
+    rom = spec.rom_function is not None and fn == spec.rom_function
     if rom:
         lines += _ROM_MACRO
     for name, ctype, values in spec.tables:
@@ -268,7 +277,12 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
             lines.append("    " + ", ".join(lits[i:i + per]) + ("," if i + per < len(lits) else ""))
         lines += ["};", ""]
     init = spec.cfg_init.strip()
-    lines += [f"const {spec.cfg_type} fxdp_cfg = {init};", "",
+    lines += [f"const {spec.cfg_type} fxdp_cfg = {init};", ""]
+    if spec.workspace:
+        lines += [f"/* {fn}'s scratch (second rng, device secret, buffers): static, so it is RAM (.bss) and not",
+                  " * stack; zeroed by every release before it returns.  One program, one release at a time. */",
+                  f"static {spec.workspace} fxdp_work;", ""]
+    lines += [
               f"fxdp_status fxdp_release(fxdp_rng *r, {_wrapper_params(spec)})",
               "{",
               "#if FXDP_RESEED_INTERVAL > 0",
@@ -283,7 +297,7 @@ def render_config_c(m, spec: DeviceSpec, target) -> str:
               "    }",
               "    since_reseed++;",
               "#endif",
-              f"    return {fn}(r, &fxdp_cfg, x, y);",
+              f"    return {_release_call(spec, target)};",
               "}", "", HEALTH_INIT_C, config_c_code(m, spec)]
     return "\n".join(lines)
 

@@ -70,6 +70,13 @@ class DeviceSpec:
         return bool(self.raw.get("in_place", False))
 
     @property
+    def workspace(self) -> str | None:
+        """The caller-supplied workspace type (device_spec()["workspace"], e.g. "fxdp_lgrr_work") of
+        c_function's "_w" form, which the generated fxdp_release calls with a static workspace (RAM,
+        not stack); None: the release calls c_function itself."""
+        return self.raw.get("workspace")
+
+    @property
     def in_param(self) -> Param:
         return self.params[0]
 
@@ -145,10 +152,24 @@ def device_spec(m, csrc: Path | None = None) -> DeviceSpec:
                 rom = raw["c_function"] + "_rom"
         except ValueError:
             rom = None
+    if raw.get("workspace") is not None:
+        _check_workspace(raw["c_function"], raw["cfg_type"], str(raw["workspace"]), params, csrc, sources)
     spec = DeviceSpec(raw["c_function"], raw["cfg_type"], str(raw["cfg_init"]), tables, io["input"],
                       io["output"], sources, str(raw["summary"]), params, raw, rom)
     _check_io(spec, m.kind)
     return spec
+
+
+def _check_workspace(fn, cfg_type, work_type, params, csrc, sources):
+    """fn + "_w" must be declared with fn's parameters and a trailing `<work_type> *work`."""
+    if not _IDENT.match(work_type):
+        raise ValueError(f"{fn}: device_spec()['workspace'] is not a C identifier: {work_type!r}")
+    w_params = _entry_params(fn + "_w", cfg_type, csrc, sources)
+    last = w_params[-1] if w_params else None
+    if ([p.text for p in w_params[:-1]] != [p.text for p in params] or last is None
+            or last.base != work_type or not last.pointer or last.const):
+        raise ValueError(f"{fn}_w: expected the parameters of {fn} and a trailing '{work_type} *work', got "
+                         f"{[p.text for p in w_params]}")
 
 
 _PROTO = r"fxdp_status\s+{fn}\s*\(([^;{{}}]*?)\)\s*;"

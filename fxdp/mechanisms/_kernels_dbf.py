@@ -22,18 +22,11 @@ from ..samplers import _kernels as K
 from ..samplers._kernels import OK, STATE_WORDS, _load, _rd_uniform_below, _store
 from ..samplers._nb_lanes import LANES, seed_device
 from ._kernels_long import _draw, _keyed, _provision
-from ._kernels_mech import CHUNK
+# the shared jit flavours and constants (one definition: fxdp/mechanisms/_kernels_mech.py)
+from ._kernels_mech import CHUNK, _I0, _U0, _ijit, _jit, _njit_nrt, _pjit
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_njit_nrt = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
-
-_U0 = np.uint64(0)
-_U1 = np.uint64(1)
 _U3 = np.uint64(3)
 _U4 = np.uint64(4)
-_I0 = np.int64(0)
 
 
 @_ijit

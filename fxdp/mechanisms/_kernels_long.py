@@ -24,20 +24,10 @@ from ..samplers import _kernels as K
 from ..samplers._kernels import (KEY, MODE, MODE_CHACHA, MODE_CHACHA_FKE, NONCE, fast_key_erasure, OK, STATE_WORDS, STATUS, SHARED_WORDS,
                                  WORD_POS, BLOCK_LEN, _load, _rd_bits, _rd_dyadic, _rd_dyadic_ct,
                                  _rd_uniform_below, _store)
-from ._kernels_mech import CHUNK, _pos, _seed_dev
+# the shared jit flavours and constants (one definition: fxdp/mechanisms/_kernels_mech.py)
+from ._kernels_mech import CHUNK, _I0, _I1, _M32, _U0, _U1, _U32, _ijit, _jit, _njit_nrt, _pjit, _pos, _seed_dev
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_njit_nrt = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
-
-_U0 = np.uint64(0)
-_U1 = np.uint64(1)
 _U2 = np.uint64(2)
-_U32 = np.uint64(32)
-_I0 = np.int64(0)
-_I1 = np.int64(1)
-_M32 = np.uint64(0xFFFFFFFF)
 
 
 @_ijit

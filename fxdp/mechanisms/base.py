@@ -92,6 +92,10 @@ Plots
     and zeroes it on a failure during the draws, instead of leaving it untouched
     (basic RAPPOR, unary encoding, the lazy geometric); the status is then the
     report's validity mark.  Absent: out is written only on FXDP_OK.
+  - optional ``"workspace": "<type>"`` when csrc declares ``<c_function>_w`` with the same
+    parameters and a trailing ``<type> *work`` (the memoized oracles' second rng, device secret and
+    buffers, zeroed on every return): the generated ``fxdp_release`` calls that form with a static
+    workspace, so it counts as RAM (.bss), not stack (issue 13's 256-byte goal).
 
   Mechanisms with a size the device must fix take it as an argument
   (``Geometric.device_spec(dim=d)`` for vector=True); a configuration with no

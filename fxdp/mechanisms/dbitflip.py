@@ -342,6 +342,7 @@ class DBitFlip(_Longitudinal):
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint32_t", "count": 2 * self.s},
             "sources": list(SRC_DBF),
+            "workspace": "fxdp_dbf_work",     # the export calls the _w form with a static workspace
             "summary": (f"dBitFlip over d = {self.d} items in {self.k} buckets, {self.s} sampled buckets "
                         f"memoized from the device secret, bit 1 w.p. p = {_p(self.p)} at the item's bucket, "
                         f"q = {_p(self.q)} elsewhere ({self.bits_per_report} bits per report); epsilon one report "

@@ -431,6 +431,7 @@ class LongitudinalGRR(_Longitudinal):
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint32_t", "count": 1, "min": 0, "max": self.d - 1},
             "sources": list(SRC_LONG),
+            "workspace": "fxdp_lgrr_work",    # the export calls the _w form with a static workspace
             "summary": (f"longitudinal GRR over d = {self.d} items: permanent GRR p1 = {_p(self.p1)} memoized "
                         f"from the device secret, instantaneous GRR p2 = {_p(self.p2)}; epsilon one report <= "
                         f"{self.epsilon!r}, any number <= {self._eps_inf!r}; " + _ct_text(ct, self.bits)),
@@ -583,6 +584,7 @@ class LongitudinalUE(_Longitudinal):
             "output": {"ctype": "uint8_t", "count": self.d, "min": 0, "max": 1},
             "sources": list(SRC_LONG),
             "in_place": True,       # drawn into out, zeroed on an entropy failure
+            "workspace": "fxdp_lue_work",     # the export calls the _w form with a static workspace
             "summary": (f"longitudinal UE over d = {self.d} items: permanent OUE (p1 = 1/2, q1 = {_p(self.q1)}) "
                         f"memoized from the device secret, instantaneous SUE p2 = {_p(self.p2)}; epsilon one report "
                         f"<= {self.epsilon!r}, any number <= {self._eps_inf!r}; " + _ct_text(ct, self.d * self.bits)),

@@ -609,6 +609,7 @@ class RapporFull(Mechanism):
                                           "it, then fxdp_rappor_full_report per report; "
                                           "fxdp_rappor_full_release derives it from r's key"},
             "sources": ["fxdp_bernoulli.c", "fxdp_mech_rappor_full.c"],
+            "workspace": "fxdp_rappor_full_work",   # the export calls the _w form with a static workspace
             "summary": (f"full RAPPOR: k={self.k} Bloom bits, h={self.h}, {self.cohorts} cohorts, "
                         f"f={self.f_realized}, p={self.p_realized}, q={self.q_realized} "
                         f"(over 2^{self.bits}); epsilon one report {self._eps_one}, "

@@ -51,9 +51,9 @@ SPLIT_RETURN = [
     "fxdp_i_bernoulli_rational", "rational_core", "fxdp_i_take_bits", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
     "rr_bool_check", "rr_check", "geo_check", "geo_ct_check",
     "rappor_check", "rappor_run", "ue_check", "ue_run", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
-    "fxdp_longitudinal_provision", "export_device", "grr_step", "grr_report", "grr_report_checked", "grr_export",
-    "ue_report", "ue_report_checked", "ue_export",
-    "dbf_provision", "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
+    "fxdp_rappor_full_provision", "fxdp_longitudinal_provision", "fxdp_i_memo_device", "grr_step", "grr_report", "grr_report_checked",
+    "grr_export", "ue_report", "ue_report_checked", "ue_export",
+    "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
     "md_check", "md_subset", "md_report", "md_run", "fxdp_i_duchi_run", "fxdp_i_pm_run", "fxdp_i_hm_run",
 ]
 
@@ -82,15 +82,14 @@ ENTRY_OPTS: dict[str, list[str]] = {
     # and copied only if st == FXDP_OK; slevel 100 in that function keeps the loop's exits apart
     "rappor_full_provision": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
     "rappor_full_release": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
+    "rappor_full_release_w": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
     # the same loop shape in the longitudinal oracles' provisioning (secret[0..8) copied only on OK)
     "longitudinal_provision": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
-    "longitudinal_grr": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
-    "longitudinal_grr_ct": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
-    "longitudinal_ue": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
-    "longitudinal_ue_ct": ["-eva-slevel-function", "fxdp_longitudinal_provision:100"],
-    # and in dBitFlip's (its export entry points provision the device as the longitudinal ones)
-    "dbitflip": ["-eva-slevel-function", "dbf_provision:100"],
-    "dbitflip_ct": ["-eva-slevel-function", "dbf_provision:100"],
+    # and in the export release of L-GRR, L-OUE and dBitFlip (fxdp_i_memo_device: the secret drawn
+    # into the workspace, `for (i = 0; st == FXDP_OK && i < 8u; i++)`), convenience and _w forms
+    **{name: ["-eva-slevel-function", "fxdp_i_memo_device:100"]
+       for base in ("longitudinal_grr", "longitudinal_grr_ct", "longitudinal_ue", "longitudinal_ue_ct",
+                    "dbitflip", "dbitflip_ct") for name in (base, base + "_w")},
 }
 
 TIMEOUT_S = 300     # per driver; the whole run has a fixed budget in tests/test_eva.py

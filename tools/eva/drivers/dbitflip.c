@@ -6,6 +6,7 @@ static fxdp_dbf_cfg dc;
 static fxdp_long_device ddev;
 static uint32_t dx;
 static uint32_t dout[2u * FXDP_DBF_MAX_S];
+static fxdp_dbf_work dw;                  /* the _w forms' workspace: static, any prior contents */
 
 static void any_dbf(void)
 {
@@ -36,4 +37,19 @@ void eva_dbitflip_ct(void)
 {
     any_dbf();
     (void)fxdp_dbitflip_ct(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&dx), EVA_OR_NULL(dout));
+}
+
+void eva_dbitflip_w(void)
+{
+    any_dbf();
+    eva_unknown(&dw, sizeof dw);
+    (void)fxdp_dbitflip_w(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&dx), EVA_OR_NULL(dout), EVA_OR_NULL(&dw));
+}
+
+void eva_dbitflip_ct_w(void)
+{
+    any_dbf();
+    eva_unknown(&dw, sizeof dw);
+    (void)fxdp_dbitflip_ct_w(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&dx), EVA_OR_NULL(dout),
+                             EVA_OR_NULL(&dw));
 }

@@ -7,6 +7,8 @@ static fxdp_long_ue_cfg lu;
 static fxdp_long_device ldev;
 static uint32_t lx, ly;
 static uint8_t lue_out[FXDP_LONG_UE_MAX_D];
+static fxdp_lgrr_work lgw;                /* the _w forms' workspaces: static, any prior contents */
+static fxdp_lue_work luw;
 
 static void any_long(void)
 {
@@ -71,4 +73,36 @@ void eva_longitudinal_ue_ct(void)
 {
     any_long();
     (void)fxdp_longitudinal_ue_ct(eva_rng_or_null(), EVA_OR_NULL(&lu), EVA_OR_NULL(&lx), EVA_OR_NULL(lue_out));
+}
+
+void eva_longitudinal_grr_w(void)
+{
+    any_long();
+    eva_unknown(&lgw, sizeof lgw);
+    (void)fxdp_longitudinal_grr_w(eva_rng_or_null(), EVA_OR_NULL(&lg), EVA_OR_NULL(&lx), EVA_OR_NULL(&ly),
+                                  EVA_OR_NULL(&lgw));
+}
+
+void eva_longitudinal_grr_ct_w(void)
+{
+    any_long();
+    eva_unknown(&lgw, sizeof lgw);
+    (void)fxdp_longitudinal_grr_ct_w(eva_rng_or_null(), EVA_OR_NULL(&lg), EVA_OR_NULL(&lx), EVA_OR_NULL(&ly),
+                                     EVA_OR_NULL(&lgw));
+}
+
+void eva_longitudinal_ue_w(void)
+{
+    any_long();
+    eva_unknown(&luw, sizeof luw);
+    (void)fxdp_longitudinal_ue_w(eva_rng_or_null(), EVA_OR_NULL(&lu), EVA_OR_NULL(&lx), EVA_OR_NULL(lue_out),
+                                 EVA_OR_NULL(&luw));
+}
+
+void eva_longitudinal_ue_ct_w(void)
+{
+    any_long();
+    eva_unknown(&luw, sizeof luw);
+    (void)fxdp_longitudinal_ue_ct_w(eva_rng_or_null(), EVA_OR_NULL(&lu), EVA_OR_NULL(&lx), EVA_OR_NULL(lue_out),
+                                    EVA_OR_NULL(&luw));
 }

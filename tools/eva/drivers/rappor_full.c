@@ -107,6 +107,19 @@ void eva_rappor_full_release(void)
     (void)fxdp_rappor_full_release(eva_rng_or_null(), EVA_OR_NULL(&cfg), EVA_OR_NULL(block), EVA_OR_NULL(out));
 }
 
+static fxdp_rappor_full_work rw;        /* the _w form's workspace: static, any prior contents */
+
+void eva_rappor_full_release_w(void)
+{
+    uint32_t m8 = Frama_C_unsigned_int_interval(0u, 7u);
+    /*@ split m8; */
+    any_cfg();
+    vb_part(m8);
+    eva_unknown(&rw, sizeof rw);
+    (void)fxdp_rappor_full_release_w(eva_rng_or_null(), EVA_OR_NULL(&cfg), EVA_OR_NULL(block), EVA_OR_NULL(out),
+                                     EVA_OR_NULL(&rw));
+}
+
 void eva_rappor_full_fleet(void)
 {
     uint32_t m8 = Frama_C_unsigned_int_interval(0u, 7u);
