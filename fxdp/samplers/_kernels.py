@@ -141,7 +141,8 @@ from ._nb_uniform import (  # noqa: F401
     table_sample_ct, uniform_below)
 from ._nb_laplace import (  # noqa: F401
     GEO_BITS, _GEO_TABLE, _GEO_W, _NeedMore, _PrefixSource, _geometric_table, _ok_bounds, _ok_exp,
-    _ok_laplace, _ok_laplace_censored, _rd_exp, _rd_exp_le1, _rd_geometric_e1, _rd_laplace, _rd_laplace_censored,
+    _ok_laplace, _ok_laplace_censored, _rd_exp, _rd_exp_le1, _rd_geometric_cks, _rd_geometric_e1,
+    _rd_laplace, _rd_laplace_censored,
     bernoulli_exp, discrete_laplace, discrete_laplace_censored, fill_bernoulli_exp,
     fill_discrete_laplace, fill_discrete_laplace_censored, fleet_bernoulli_exp,
     fleet_discrete_laplace, fleet_discrete_laplace_censored)
