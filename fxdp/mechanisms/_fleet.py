@@ -45,3 +45,21 @@ def simulate(m, values, seed, device_ids=None, first_block=None, device_form=Fal
     out, status, _, ids = simulate_detailed(m, values, seed, device_ids, first_block, want_bits=False,
                                             device_form=device_form)
     return _finish(out, status, None, ids, f"{m.kind}.simulate")
+
+
+def support_counts(m, values, seed, device_ids, first_block, chunk, kernel, params):
+    """Item counts of m's reports from a counting fleet kernel (same bits as the report fleet):
+    ``kernel(key, ids, first_block, *params, x, counts, status)`` adds each device's report to its
+    worker's row of counts (workers from numba's threads and chunk); raises as ``simulate`` does
+    (nothing returned) if any device fails.  Returns (summed counts over items, n)."""
+    import numba
+    key = check_seed(seed)
+    fb = np.uint32(check_first_block(first_block))
+    x = m.fleet_inputs(values)
+    ids = check_device_ids(device_ids, x.shape[0])
+    status = np.zeros(x.shape[0], dtype=np.uint8)
+    workers = max(1, min(numba.get_num_threads(), -(-x.shape[0] // chunk)))
+    counts = np.zeros((workers, m.d), dtype=np.int64)
+    kernel(key, ids, fb, *params, x, counts, status)
+    _finish(None, status, None, ids, f"{m.kind}.simulate_support")
+    return counts.sum(axis=0), int(x.shape[0])

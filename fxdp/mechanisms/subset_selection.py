@@ -175,21 +175,12 @@ class SubsetSelection(ItemOracle):
         ``fleet_subset_selection_counts``: item counts per worker in O(d) memory, O(k) work per
         device after its draws; for large n k, e.g. the variance table at d = 65536).  Raises as
         ``simulate`` does (nothing returned) if any device fails."""
-        from ._fleet import check_first_block
-        from ._kernels_mech import _finish, check_device_ids, check_seed
+        from ._fleet import support_counts
         from ._kernels_ss import CHUNK, fleet_subset_selection_counts
-        import numba
-        key = check_seed(seed)
-        fb = np.uint32(check_first_block(first_block))
-        x = self.fleet_inputs(values)
-        ids = check_device_ids(device_ids, x.shape[0])
-        status = np.zeros(x.shape[0], dtype=np.uint8)
-        workers = max(1, min(numba.get_num_threads(), -(-x.shape[0] // CHUNK)))
-        counts = np.zeros((workers, self.d), dtype=np.int64)
-        fleet_subset_selection_counts(key, ids, fb, np.uint64(self.a_p), np.uint64(self.bits), np.int64(self.d),
-                                      np.int64(self.k), bool(self.constant_time), x, counts, status)
-        _finish(None, status, None, ids, f"{self.kind}.simulate_support")
-        return Support(counts.sum(axis=0), int(x.shape[0]), self.p, self.q)
+        params = (np.uint64(self.a_p), np.uint64(self.bits), np.int64(self.d), np.int64(self.k), bool(self.constant_time))
+        counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
+                                   fleet_subset_selection_counts, params)
+        return Support(counts, n, self.p, self.q)
 
     # --- estimation
     def inclusion_counts(self, reports):
