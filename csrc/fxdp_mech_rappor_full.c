@@ -395,11 +395,14 @@ fxdp_status fxdp_rappor_full_release_w(fxdp_rng *r, const fxdp_rappor_full_cfg *
     return st;
 }
 
-/* The convenience form: the workspace on its own stack. */
+/* The convenience form: the workspace on its own stack.  Its device part is zeroed first: the
+ * provisioning writes it before any read, but Eva joins the two rngs fxdp_i_device_source may
+ * return and loses that (two uninitialized-read alarms); the outputs are the same. */
 fxdp_status fxdp_rappor_full_release(fxdp_rng *r, const fxdp_rappor_full_cfg *cfg, const uint8_t *block,
                                      uint8_t *out)
 {
     fxdp_rappor_full_work work;
 
+    fxdp_i_wipe_local(&work.dev, sizeof work.dev);
     return fxdp_rappor_full_release_w(r, cfg, block, out, &work);
 }
