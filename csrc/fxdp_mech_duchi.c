@@ -72,8 +72,8 @@ FXDP_I_INLINE fxdp_status duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint
     return FXDP_OK;
 }
 
-/* The bit as a uint32_t for the Hybrid and multi-dimensional forms: one per form and four
- * arguments, so their callers can tail-call it (a fifth argument goes on the ARM stack). */
+/* The bit as a uint32_t for the Hybrid and multi-dimensional forms: one function per form with four
+ * arguments (a fifth, ct, would go on the ARM stack; the ct form links no lazy sampler). */
 fxdp_status fxdp_i_duchi_lazy(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint32_t *out)
 {
     uint8_t b = 0;

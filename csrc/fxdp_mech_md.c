@@ -7,7 +7,7 @@
  * Definition and bit use: fxdp/mechanisms/numeric_multidim.py
  * (NumericMultiDim.release): Floyd's k draws t = uniform_below(j + 1), j = d - k
  * .. d - 1 (S gets j when t is already in S, else t), then the base
- * mechanism's draws (fxdp_i_duchi_*, fxdp_i_pm_*, fxdp_i_hm_*: _lazy or _ct) for the
+ * mechanism's draws (fxdp_i_duchi_lazy/_ct, fxdp_i_pm_lazy/_ct, fxdp_i_hm_run) for the
  * attributes of S in increasing order.  Drawn in place (issue 13's 256 B stack
  * goal: no k-entry stack arrays): S is kept sorted in out[0..k) and report q
  * goes to out[k + q]; a failure during the draws zeroes out[0..2k), so
@@ -91,8 +91,8 @@ FXDP_I_INLINE fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_
 }
 
 /* In place: the subset in out[0..k), report q in out[k + q]; zeroed on a failure.  Merged into
- * each entry point (ct a constant there): one frame less on the draws' refill chain.  The loop keeps
- * only q live across the draws (k is read from cfg again), so that the frame stays small. */
+ * each entry point (ct a constant there): one frame less on the draws' refill chain.  k is read from cfg
+ * after each report rather than kept in a register across the draws: a smaller frame (RV32). */
 FXDP_I_INLINE fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
     uint32_t q;
