@@ -52,7 +52,8 @@ static FXDP_I_OUTLINE uint64_t duchi_numerator(const fxdp_duchi_cfg *cfg, uint32
     return num;
 }
 
-fxdp_status fxdp_i_duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint8_t *out, int ct)
+/* The draw, merged into each caller (ct a constant there): out is written only on FXDP_OK. */
+FXDP_I_INLINE fxdp_status duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint8_t *out, int ct)
 {
     uint64_t num = duchi_numerator(cfg, x);
     unsigned k = (unsigned)cfg->prob_bits + (unsigned)cfg->bits;
@@ -71,6 +72,30 @@ fxdp_status fxdp_i_duchi_run(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x,
     return FXDP_OK;
 }
 
+/* The bit as a uint32_t for the Hybrid and multi-dimensional forms: one function per form with four
+ * arguments (a fifth, ct, would go on the ARM stack; the ct form links no lazy sampler). */
+fxdp_status fxdp_i_duchi_lazy(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint32_t *out)
+{
+    uint8_t b = 0;
+    fxdp_status st = duchi_run(r, cfg, x, &b, 0);
+
+    if (st == FXDP_OK) {
+        *out = b;
+    }
+    return st;
+}
+
+fxdp_status fxdp_i_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, uint32_t x, uint32_t *out)
+{
+    uint8_t b = 0;
+    fxdp_status st = duchi_run(r, cfg, x, &b, 1);
+
+    if (st == FXDP_OK) {
+        *out = b;
+    }
+    return st;
+}
+
 fxdp_status fxdp_duchi(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out)
 {
     fxdp_status st = duchi_check(r, cfg, x, out);
@@ -78,7 +103,7 @@ fxdp_status fxdp_duchi(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x
     if (st != FXDP_OK) {
         return st;
     }
-    return fxdp_i_duchi_run(r, cfg, *x, out, 0);
+    return duchi_run(r, cfg, *x, out, 0);
 }
 
 fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out)
@@ -88,5 +113,5 @@ fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t
     if (st != FXDP_OK) {
         return st;
     }
-    return fxdp_i_duchi_run(r, cfg, *x, out, 1);
+    return duchi_run(r, cfg, *x, out, 1);
 }

@@ -7,7 +7,7 @@
  * Definition and bit use: fxdp/mechanisms/numeric_multidim.py
  * (NumericMultiDim.release): Floyd's k draws t = uniform_below(j + 1), j = d - k
  * .. d - 1 (S gets j when t is already in S, else t), then the base
- * mechanism's draws (fxdp_i_duchi_run, fxdp_i_pm_run, fxdp_i_hm_run) for the
+ * mechanism's draws (fxdp_i_duchi_lazy/_ct, fxdp_i_pm_lazy/_ct, fxdp_i_hm_run) for the
  * attributes of S in increasing order.  Drawn in place (issue 13's 256 B stack
  * goal: no k-entry stack arrays): S is kept sorted in out[0..k) and report q
  * goes to out[k + q]; a failure during the draws zeroes out[0..2k), so
@@ -77,34 +77,32 @@ static FXDP_I_OUTLINE fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k,
     return FXDP_OK;
 }
 
+/* One attribute's report by the base, merged into the loop (ct a constant there): Hybrid's coin and
+ * branch are called from the entry point's frame, no Hybrid or dispatch frame nested in between. */
 FXDP_I_INLINE fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_t x, uint32_t *y, int ct)
 {
-    uint8_t bit = 0;
-    fxdp_status st;
-
     if (cfg->base == 0u) {
-        st = fxdp_i_duchi_run(r, &cfg->hm.duchi, x, &bit, ct);
-        *y = bit;
-        return st;
+        return ct ? fxdp_i_duchi_ct(r, &cfg->hm.duchi, x, y) : fxdp_i_duchi_lazy(r, &cfg->hm.duchi, x, y);
     }
     if (cfg->base == 1u) {
-        return fxdp_i_pm_run(r, &cfg->hm.pm, x, y, ct);
+        return ct ? fxdp_i_pm_ct(r, &cfg->hm.pm, x, y) : fxdp_i_pm_lazy(r, &cfg->hm.pm, x, y);
     }
     return fxdp_i_hm_run(r, &cfg->hm, x, y, ct);
 }
 
 /* In place: the subset in out[0..k), report q in out[k + q]; zeroed on a failure.  Merged into
- * each entry point (ct a constant there): one frame less on the draws' refill chain. */
+ * each entry point (ct a constant there): one frame less on the draws' refill chain.  k is read from cfg
+ * after each report rather than kept in a register across the draws: a smaller frame (RV32). */
 FXDP_I_INLINE fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
-    uint32_t q, k = cfg->k;
-    fxdp_status st = md_subset(r, cfg->d, k, out);
+    uint32_t q;
+    fxdp_status st = md_subset(r, cfg->d, cfg->k, out);
 
-    for (q = 0; q < k && st == FXDP_OK; q++) {
-        st = md_report(r, cfg, x[out[q]], &out[k + q], ct);
+    for (q = 0; q < cfg->k && st == FXDP_OK; q++) {
+        st = md_report(r, cfg, x[out[q]], &out[cfg->k + q], ct);
     }
     if (st != FXDP_OK) {
-        fxdp_i_wipe(out, 2u * (size_t)k * sizeof out[0]);
+        fxdp_i_wipe(out, 2u * (size_t)cfg->k * sizeof out[0]);
     }
     return st;
 }

@@ -41,7 +41,7 @@ static uint32_t pm_outside(uint32_t u, uint32_t x, uint32_t w)
     return u + (w & (0u - ge));
 }
 
-static fxdp_status pm_lazy(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out)
+fxdp_status fxdp_i_pm_lazy(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out)
 {
     uint8_t b = 0;
     uint32_t v = 0;
@@ -88,7 +88,7 @@ static FXDP_I_OUTLINE uint32_t pm_ct_cell(const fxdp_pm_cfg *cfg, uint32_t x, ui
     return ((x + q) & sel) | (pm_outside(u, x, cfg->w) & ~sel);
 }
 
-static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out)
+fxdp_status fxdp_i_pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out)
 {
     uint32_t U = 0, u = 0;
     fxdp_status st = fxdp_i_bits(r, cfg->prob_bits, &U);
@@ -104,11 +104,6 @@ static fxdp_status pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32
     return FXDP_OK;
 }
 
-fxdp_status fxdp_i_pm_run(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out, int ct)
-{
-    return ct ? pm_ct(r, cfg, x, out) : pm_lazy(r, cfg, x, out);
-}
-
 fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out)
 {
     fxdp_status st = pm_check(r, cfg, x, out);
@@ -116,7 +111,7 @@ fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *
     if (st != FXDP_OK) {
         return st;
     }
-    return pm_lazy(r, cfg, *x, out);
+    return fxdp_i_pm_lazy(r, cfg, *x, out);
 }
 
 fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out)
@@ -126,5 +121,5 @@ fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_
     if (st != FXDP_OK) {
         return st;
     }
-    return pm_ct(r, cfg, *x, out);
+    return fxdp_i_pm_ct(r, cfg, *x, out);
 }

@@ -54,7 +54,8 @@ SPLIT_RETURN = [
     "fxdp_rappor_full_provision", "fxdp_longitudinal_provision", "fxdp_i_memo_device", "grr_step", "grr_report", "grr_report_checked",
     "grr_export", "ue_report", "ue_report_checked", "ue_export",
     "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
-    "md_check", "md_subset", "md_report", "md_run", "fxdp_i_duchi_run", "fxdp_i_pm_run", "fxdp_i_hm_run",
+    "md_check", "md_subset", "md_report", "md_run", "duchi_run", "fxdp_i_duchi_lazy", "fxdp_i_duchi_ct",
+    "fxdp_i_pm_lazy", "fxdp_i_pm_ct", "fxdp_i_hm_run",
 ]
 
 # The analysis, stated once (docs/verification.md quotes it).
