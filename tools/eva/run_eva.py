@@ -81,6 +81,10 @@ EVA_OPTS = [
 ENTRY_OPTS: dict[str, list[str]] = {
     # provision: secret[0..8) and the cohort are written by `for (i = 0; st == FXDP_OK && i < 8u; i++)`
     # and copied only if st == FXDP_OK; slevel 100 in that function keeps the loop's exits apart
+    # geo_ct_release: one loop of FXDP_GEOMETRIC_MAX_N writes every index entry, drawing for i < n
+    # until a draw fails; slevel keeps "drawn, so v written" apart from "not drawn" in each pass
+    "geometric_ct": ["-eva-slevel-function", "geo_ct_release:200"],
+    "geometric_ct_rom": ["-eva-slevel-function", "geo_ct_release:200"],
     "rappor_full_provision": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
     "rappor_full_release": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
     "rappor_full_release_w": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
