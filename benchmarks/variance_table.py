@@ -4,7 +4,7 @@ For d in {16, 1024, 65536} and epsilon in {0.5, 1, 2, 4}: one Zipf(1.1) populati
 devices per d; each oracle (as ``fxdp.estimate.recommend_frequency_oracle`` realizes it for (epsilon,
 d)) runs R independent fleets on it (R = ceil(--items / d), so every row averages about --items
 item estimates; seeds: below), each fleet reduced to its support counts (``m.simulate_support``
-where the oracle has it: unary encoding and subset selection, the same bits as ``m.simulate``
+where the oracle has it: unary encoding, L-OUE and subset selection, the same bits as ``m.simulate``
 without the n x d or n x k reports; else ``m.simulate`` in chunks of devices with device ids,
 bit-identical to one call, and ``m.frequency_support``).  The ratio is
 
@@ -70,11 +70,13 @@ def cell_seed(label, d, eps, fleet, base=0):
 
 def draws_per_device(row, d):
     """Work per device, in draws or hash evaluations (order of magnitude, for --max-draws): unary
-    encoding draws d Bernoullis, subset selection k uniform indices (``simulate_support``: no
+    encoding draws d Bernoullis (L-OUE 2 d), subset selection k uniform indices (``simulate_support``: no
     scan of its d-item map), local hashing's estimator hashes every item for every report (in
     SIMD lanes, ``support_counts_blocked``, about 1 ns a step); the others draw O(1)."""
     if row["kind"] == "subset_selection":
         return row["mechanism"].k
+    if row["kind"] == "longitudinal_ue":          # a permanent and an instantaneous draw per item
+        return 2 * d
     return d if row["kind"] in ("unary_encoding", "local_hashing", "longitudinal_ue") else 1
 
 

@@ -457,3 +457,27 @@ def test_kernels_are_integer_only():
     for fn, argtypes in sigs:
         assert float_uses(fn.py_func, argtypes, nrt=fn in (KL.release_longitudinal_grr,
                                                            KL.release_longitudinal_ue)) == [], fn.__name__
+
+
+@pytest.mark.parametrize("ct", CT, ids=IDS)
+def test_ue_simulate_support_equals_the_support_of_simulate(ct):
+    # the O(d)-memory round (variance table at d = 65536) against one round's n x d reports' column
+    # sums, over several device chunks (the last one partial), both stream versions
+    m = fxdp.make_longitudinal_ue(37, 3, 1, constant_time=ct)
+    x = (np.arange(1500) * 7) % 37
+    ids = np.arange(1000, 2500, dtype=np.uint64)
+    for seed in (3, fxdp.Seed(3, stream_version=1)):
+        want = m.frequency_support(m.simulate(x, seed, device_ids=ids))
+        got = m.simulate_support(x, seed, device_ids=ids)
+        assert got.n == want.n == 1500 and (got.p, got.q) == (want.p, want.q) == m.support_probabilities()
+        assert got.counts.dtype == np.int64 and (got.counts == want.counts).all()
+        assert got.counts.sum() > 0
+
+
+def test_ue_simulate_support_releases_nothing_on_entropy_failure_or_bad_input(monkeypatch):
+    m = fxdp.make_longitudinal_ue(20, 3, 1)
+    with pytest.raises(ValueError, match="values"):
+        m.simulate_support([0, 20], seed=1)
+    monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)      # every round stream has run out
+    with pytest.raises(EntropyError, match="300 of 300 devices failed; no output released"):
+        m.simulate_support(np.arange(300) % 20, seed=1)

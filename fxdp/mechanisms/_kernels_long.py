@@ -12,6 +12,8 @@ consecutively.  Statuses are fxdp status codes; outputs are written only on OK.
   (x, out: int64 (rounds, n))
 * ``fleet_longitudinal_ue(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, out, status, bits_out)``
   (x: int64 (rounds, n), out: uint8 (rounds, n, d))
+* ``fleet_longitudinal_ue_counts(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, counts, status)``
+  (one round, x: int64 (n,); counts: int64 (w, d), the column sums of its reports per worker)
 
 bits_out[i] is the round stream's position after device i's last round.
 """
@@ -227,3 +229,35 @@ def fleet_longitudinal_ue(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, 
         tmp = np.empty(out.shape[2], np.uint8)
         _chunk_ue(state, pstate, secret, tmp, key, ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p1, a_q1, a_p2, bits, ct, x, out, status, bits_out)
+
+
+@_jit
+def _chunk_ue_counts(state, pstate, secret, tmp, key, ids, lo, hi, first_block, a_p1, a_q1, a_p2, bits, ct, x, row,
+                     status):
+    for i in range(lo, hi):
+        st = _secret_of(pstate, secret, key, ids[i])
+        _seed_dev(state, key, ids[i], first_block)
+        if st == OK:
+            st = _ue_report(state, pstate, secret, a_p1, a_q1, a_p2, bits, ct, x[i], tmp)
+        status[i] = np.uint8(st)
+        if st == OK:
+            for j in range(tmp.shape[0]):
+                row[j] += np.int64(tmp[j])
+
+
+@_pjit
+def fleet_longitudinal_ue_counts(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, counts, status):
+    """One round (x: int64 (n,)) of fleet_longitudinal_ue reduced to its column sums: worker row r
+    takes the chunks r, r + w, ... of devices and adds each OK device's report bits to counts[r]
+    (counts: int64 (w, d), zero), in O(w d) memory instead of n x d."""
+    n = ids.shape[0]
+    nch = (n + CHUNK - 1) // CHUNK
+    w = counts.shape[0]
+    for r in numba.prange(w):
+        state = np.empty(STATE_WORDS, np.uint32)
+        pstate = np.empty(STATE_WORDS, np.uint32)
+        secret = np.empty(8, np.uint32)
+        tmp = np.empty(counts.shape[1], np.uint8)
+        for ch in range(r, nch, w):
+            _chunk_ue_counts(state, pstate, secret, tmp, key, ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+                             a_p1, a_q1, a_p2, bits, ct, x, counts[r], status)

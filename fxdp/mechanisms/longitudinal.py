@@ -518,6 +518,20 @@ class LongitudinalUE(_Longitudinal):
                               np.uint64(self.bits), bool(self.constant_time), x, out, status, bits)
         return out
 
+    def simulate_support(self, values, seed, device_ids=None, first_block=None):
+        """The support of one round of ``simulate``'s reports (values: (n,) items) without the n x d
+        matrix: equal to ``frequency_support(simulate(values, seed, device_ids=device_ids))`` (the same
+        bits; column sums per worker in O(d) memory, for large n d such as the variance table at
+        d = 65536).  Raises as ``simulate`` does (nothing returned) if any device fails."""
+        from ._fleet import support_counts
+        from ._kernels_long import CHUNK, fleet_longitudinal_ue_counts
+        params = (np.uint64(self.a_p1), np.uint64(self.a_q1), np.uint64(self.a_p2), np.uint64(self.bits),
+                  bool(self.constant_time))
+        counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK, fleet_longitudinal_ue_counts,
+                                   params)
+        p, q = self.support_probabilities()
+        return Support(counts, n, p, q)
+
     def frequency_support(self, reports):
         """Support counts of one round: the reports with bit i set; p*, q* of the composed channel."""
         y = reports_array(reports)
