@@ -77,7 +77,7 @@ def draws_per_device(row, d):
         return row["mechanism"].k
     if row["kind"] == "longitudinal_ue":          # a permanent and an instantaneous draw per item
         return 2 * d
-    return d if row["kind"] in ("unary_encoding", "local_hashing", "longitudinal_ue") else 1
+    return d if row["kind"] in ("unary_encoding", "local_hashing") else 1
 
 
 def item_windows(d, limit):

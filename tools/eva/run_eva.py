@@ -62,7 +62,8 @@ SPLIT_RETURN = [
 
 # The analysis, stated once (docs/verification.md quotes it).
 EVA_OPTS = [
-    "-machdep", "gcc_x86_64",          # LP64 host ABI with GCC's builtins declared
+    "-machdep", "gcc_x86_64",          # LP64 host ABI with GCC's builtins declared (first: the
+                                       # parse takes EVA_OPTS[:2], a loaded run the rest)
     "-eva",
     "-eva-precision", "1",             # then the explicit settings below override its choices
     "-eva-auto-loop-unroll", "64",     # constant-bound loops up to 64 iterations (init, wipes, cordic)
