@@ -31,8 +31,11 @@ The yardstick of a fleet (one ChaCha20 block per device at least) is the fastest
 same machine: OpenSSL's, through the ``cryptography`` package (64 MiB of keystream in 1 MiB
 ``update_into`` chunks, best of ``--repeat``), or ``openssl speed -evp chacha20`` when the package
 is missing.  It is printed with the CPU's vector ISA, and each fleet row's ``vs OpenSSL`` is its
-devices/s over OpenSSL's blocks/s times the threads used.  ``fxdp lane ChaCha20`` is the fleet
-kernels' multi-lane block function alone (fxdp/samplers/_nb_lanes.py), one thread.
+devices/s over OpenSSL's blocks/s times the threads used.  ``vs OpenSSL at once`` divides an
+all-cores fleet row by OpenSSL measured on as many processes at once (each pass started at a
+barrier; the sum of their rates, best pass): on a shared VM the second core need not give twice
+the rate, and this is the yardstick measured rather than assumed.  ``fxdp lane ChaCha20`` is the
+fleet kernels' multi-lane block function alone (fxdp/samplers/_nb_lanes.py), one thread.
 
 Columns: ``vs numpy`` is rate / numpy's rate; ``fxdp / this`` is the fxdp
 stream rate (same form: lazy or constant time) / this rate; ``bits/release`` is
@@ -152,6 +155,48 @@ def openssl_chacha20_blocks(repeat, mib=64):
     t = best_time(run, repeat)
     return mib * (1 << 20) / 64 / t, (f"cryptography {cryptography.__version__} "
                                       f"({backend.openssl_version_text()}), update_into, {mib} MiB")
+
+
+def _openssl_worker(barrier, repeat, mib, out):
+    """One process of openssl_chacha20_blocks_parallel: ``repeat`` passes of ``mib`` MiB, each
+    started at a barrier shared with the other processes; puts the pass times on ``out``."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+    enc = Cipher(algorithms.ChaCha20(bytes(range(32)), bytes(16)), mode=None).encryptor()
+    chunk = bytearray(1 << 20)
+    buf = bytearray(len(chunk) + 64)
+    enc.update_into(chunk, buf)
+    times = []
+    for _ in range(repeat + 1):                # the first pass warms up, as best_time's does
+        barrier.wait()
+        t0 = time.perf_counter()
+        for _ in range(mib):
+            enc.update_into(chunk, buf)
+        times.append(time.perf_counter() - t0)
+    out.put(times[1:])
+
+
+def openssl_chacha20_blocks_parallel(procs, repeat, mib=64):
+    """Blocks per second of OpenSSL's ChaCha20 on ``procs`` processes at once (the yardstick of a
+    fleet on that many cores, measured rather than assumed to be procs times one): every pass
+    starts all processes at a barrier, a pass's rate is the sum of the processes' rates, and the
+    best pass is returned.  None if the cryptography package is missing or procs < 2."""
+    try:
+        import cryptography  # noqa: F401
+    except ImportError:
+        return None
+    if procs < 2:
+        return None
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    barrier, out = ctx.Barrier(procs), ctx.Queue()
+    ps = [ctx.Process(target=_openssl_worker, args=(barrier, repeat, mib, out)) for _ in range(procs)]
+    for p in ps:
+        p.start()
+    per_proc = [out.get(timeout=600) for _ in ps]
+    for p in ps:
+        p.join()
+    blocks = mib * (1 << 20) / 64
+    return max(sum(blocks / t[k] for t in per_proc) for k in range(repeat))
 
 
 def lane_chacha20_blocks(repeat, n=1 << 20):
@@ -355,6 +400,7 @@ def main(argv=None):
     peers = load_peers(not args.no_peers)
     od, dpl = peers["opendp"][0], peers["diffprivlib"][0]
     ossl_rate, ossl_how = openssl_chacha20_blocks(rep)
+    ossl_all = openssl_chacha20_blocks_parallel(cores, rep)
     lane_rate = lane_chacha20_blocks(rep)
     g = np.random.default_rng(1)
     rng = np.random.default_rng(2)
@@ -520,6 +566,9 @@ def main(argv=None):
     print(peer_banner(peers))
     ossl_txt = f"{ossl_rate:.3g} blocks/s" if ossl_rate else "-"
     print(f"OpenSSL ChaCha20, 1 thread: {ossl_txt} ({ossl_how}); vector ISA {vector_isa()}")
+    if ossl_all:
+        print(f"OpenSSL ChaCha20, {cores} processes at once: {ossl_all:.3g} blocks/s"
+              + (f" = {ossl_all / ossl_rate:.3g}x one" if ossl_rate else ""))
     print(f"fxdp lane ChaCha20 (fleet first blocks), 1 thread: {lane_rate:.3g} blocks/s"
           + (f" = {lane_rate / ossl_rate:.3g}x OpenSSL" if ossl_rate else ""))
     order = []
@@ -530,7 +579,7 @@ def main(argv=None):
     w1 = max(len(r["mech"]) for r in rows)
     w2 = max(len(r["impl"]) for r in rows)
     hdr = (f"{'mechanism':<{w1}}  {'implementation':<{w2}}  {'releases/s':>10}  {'vs numpy':>9}  {'vs OpenSSL':>10}  "
-           f"{'fxdp/this':>9}  {'bits/release':>12}  {'releases timed':>14}")
+           f"{'fxdp/this':>9}  {'bits/release':>12}  {'releases timed':>14}  {'vs OpenSSL at once':>18}")
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
@@ -543,8 +592,10 @@ def main(argv=None):
         vs_ossl = (f"{r['rate'] / (ossl_rate * threads):10.3g}" if ossl_rate and r["impl"].startswith("fxdp fleet")
                    else f"{'':>10}")
         bits = f"{r['bits']:12.4g}" if r["bits"] is not None else f"{DASH:>12}"
+        vs_all = (f"{r['rate'] / ossl_all:18.3g}" if ossl_all and r["impl"].startswith("fxdp fleet")
+                  and threads > 1 else "")
         print(f"{r['mech']:<{w1}}  {r['impl']:<{w2}}  {r['rate']:10.3g}  {vs_np}  {vs_ossl}  {vs_fx}  {bits}  "
-              f"{r['n']:>14,}")
+              f"{r['n']:>14,}  {vs_all}".rstrip())
     if od:
         if od_note == "gdb at fill_bytes":
             od_note = ("bytes requested from fill_bytes, counted under gdb in a separate process, over "

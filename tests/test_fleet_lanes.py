@@ -34,6 +34,40 @@ def test_rfc8439_block_vector_through_the_lanes():
     assert x[:, 0].astype("<u4").tobytes() == expect
 
 
+def test_lane_blocks_compile_for_the_widest_vectors():
+    """prefer_wide_vectors puts "prefer-vector-width"="512" on lane_blocks, so that LLVM's tuning
+    of some AVX-512 CPUs for 256-bit vectors does not halve its lanes: a fresh (uncached) compile
+    carries the attribute in its LLVM IR, and on an AVX-512 host its rounds use zmm registers,
+    which the same body compiled without the call does not (so the check can fail)."""
+    import llvmlite.binding as ll
+    import numba
+    fresh = numba.njit(nogil=True)(lane_blocks.py_func)
+    key = np.arange(1, 9, dtype=np.uint32)
+    ids = np.arange(LANES, dtype=np.uint64)
+    x = np.zeros((16, LANES), np.uint32)
+    fresh(key, ids, 0, LANES, 0, 0, x)
+    ir = "".join(fresh.inspect_llvm().values())
+    assert C._WIDE in ir
+    avx512 = ll.get_host_cpu_features().get("avx512f", False)
+    if avx512:
+        assert "zmm" in "".join(fresh.inspect_asm().values())
+    y = np.zeros_like(x)
+    lane_blocks(key, ids, 0, LANES, 0, 0, y)
+    assert (x == y).all()
+    # the same body without the call: no attribute (and on hosts whose CPU LLVM tunes for 256-bit
+    # vectors, e.g. Intel Xeon Skylake-SP to Emerald Rapids, no zmm)
+    import inspect
+    import textwrap
+    src = textwrap.dedent(inspect.getsource(lane_blocks.py_func)).replace("    prefer_wide_vectors()\n", "")
+    assert "prefer_wide_vectors" not in src.split('"""')[2]
+    ns = dict(lane_blocks.py_func.__globals__)
+    exec(src.replace("@_jit\n", ""), ns)
+    plain = numba.njit(nogil=True)(ns["lane_blocks"])
+    plain(key, ids, 0, LANES, 0, 0, y)
+    assert (x == y).all()
+    assert C._WIDE not in "".join(plain.inspect_llvm().values())
+
+
 @pytest.mark.parametrize("count", [1, 5, LANES])
 def test_lane_blocks_equal_the_scalar_block(count):
     rng = np.random.default_rng(count)

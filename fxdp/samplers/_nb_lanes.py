@@ -21,7 +21,7 @@ import numpy as np
 from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA,
                        MODE_CHACHA_FKE, MODE_REPLAY, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0,
                        _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure,
-                       _rotl)
+                       _rotl, prefer_wide_vectors)
 
 LANES = 32          # devices per lane pass (a module constant: the lane loop is vectorized).  Measured
                     # here (AVX-512, one thread, lane blocks/s, flat view): 16: 6.4e7, 32: 7.8e7,
@@ -38,6 +38,7 @@ def lane_blocks(key, device_ids, base, count, counter, stream, x):
     LLVM sees that the sixteen rows are disjoint, so each lane loop needs no run-time alias checks
     and one base register instead of sixteen row pointers (x[row, l] on the 2-d array measured
     4.6e7 blocks/s at 32 lanes, the flat view 7.8e7, on one thread here)."""
+    prefer_wide_vectors()
     y = x.reshape(16 * LANES)
     k0 = np.uint32(key[0]); k1 = np.uint32(key[1]); k2 = np.uint32(key[2]); k3 = np.uint32(key[3])
     k4 = np.uint32(key[4]); k5 = np.uint32(key[5]); k6 = np.uint32(key[6]); k7 = np.uint32(key[7])
