@@ -33,8 +33,11 @@ same machine: OpenSSL's, through the ``cryptography`` package (64 MiB of keystre
 is missing.  It is printed with the CPU's vector ISA, and each fleet row's ``vs OpenSSL`` is its
 devices/s over OpenSSL's blocks/s times the threads used.  ``vs OpenSSL at once`` divides an
 all-cores fleet row by OpenSSL measured on as many processes at once (each pass started at a
-barrier; the sum of their rates, best pass): on a shared VM the second core need not give twice
-the rate, and this is the yardstick measured rather than assumed.  ``fxdp lane ChaCha20`` is the
+barrier on equal shares; all their blocks over the slowest one's time, best pass): on a shared VM the second core need not give twice
+the rate, and this is the yardstick measured rather than assumed.  Both yardsticks are measured
+again just before and just after each fleet row, and the row is divided by the larger of the
+two (a VM's speed drifts by tens of percent within minutes; the header lines give the first
+measurement).  ``fxdp lane ChaCha20`` is the
 fleet kernels' multi-lane block function alone (fxdp/samplers/_nb_lanes.py), one thread.
 
 Columns: ``vs numpy`` is rate / numpy's rate; ``fxdp / this`` is the fxdp
@@ -178,8 +181,9 @@ def _openssl_worker(barrier, repeat, mib, out):
 def openssl_chacha20_blocks_parallel(procs, repeat, mib=64):
     """Blocks per second of OpenSSL's ChaCha20 on ``procs`` processes at once (the yardstick of a
     fleet on that many cores, measured rather than assumed to be procs times one): every pass
-    starts all processes at a barrier, a pass's rate is the sum of the processes' rates, and the
-    best pass is returned.  None if the cryptography package is missing or procs < 2."""
+    starts all processes at a barrier on equal shares of work, a pass's rate is all their blocks
+    over the slowest one's time (as a fleet's threads split its devices), and the best pass is
+    returned.  None if the cryptography package is missing or procs < 2."""
     try:
         import cryptography  # noqa: F401
     except ImportError:
@@ -196,7 +200,7 @@ def openssl_chacha20_blocks_parallel(procs, repeat, mib=64):
     for p in ps:
         p.join()
     blocks = mib * (1 << 20) / 64
-    return max(sum(blocks / t[k] for t in per_proc) for k in range(repeat))
+    return max(procs * blocks / max(t[k] for t in per_proc) for k in range(repeat))
 
 
 def lane_chacha20_blocks(repeat, n=1 << 20):
@@ -417,13 +421,31 @@ def main(argv=None):
         rows.append(dict(mech=mech, impl=name, rate=peers[name][1], n=None, bits=None, np_ref=None,
                          fx=None, od_key=None))
 
+    def yardstick(procs):
+        """OpenSSL's blocks/s on procs processes (1: this one), measured now; None without it."""
+        if not ossl_rate:
+            return None
+        return openssl_chacha20_blocks(rep)[0] if procs == 1 else openssl_chacha20_blocks_parallel(procs, rep)
+
+    def fleet_row(label, m, x, np_ref, threads, bits):
+        """A fleet row with OpenSSL measured just before and just after it (the larger of the two:
+        on a machine whose speed drifts, the ratio is then against the yardstick of the same
+        minute, never flattered by a slow one)."""
+        before = {p: yardstick(p) for p in {1, threads}}
+        rate = fleet_rate(m, x, rep, threads)
+        after = {p: yardstick(p) for p in {1, threads}}
+        yard = {p: max(before[p], after[p]) if before[p] and after[p] else None for p in before}
+        impl = "fxdp fleet, 1 thread" if threads == 1 else f"fxdp fleet, {threads} cores"
+        row(label, impl, rate, n, bits, np_ref)
+        rows[-1]["yard1"], rows[-1]["yard_all"] = yard[1], (yard[threads] if threads > 1 else None)
+
     def fxdp_rows(mech, fam, form, m, run, x, np_ref):
         r = n / best_time(lambda: run(K.seed_state(K.new_state(), SEED, 1)), rep)
         fx_ref[(fam, form)] = r
         label = f"{mech}, {form}"
         row(label, "fxdp stream, 1 thread", r, n, stream_bits(run) / n, np_ref)
-        row(label, "fxdp fleet, 1 thread", fleet_rate(m, x, rep, 1), n, fleet_bits(m, x), np_ref)
-        row(label, f"fxdp fleet, {cores} cores", fleet_rate(m, x, rep, cores), n, None, np_ref)
+        fleet_row(label, m, x, np_ref, 1, fleet_bits(m, x))
+        fleet_row(label, m, x, np_ref, cores, None)
 
     def od_percall(label, impl, build, xs, fam, form, np_ref, arg):
         meas = eval(build, {"dp": od})
@@ -589,11 +611,9 @@ def main(argv=None):
         vs_np = f"{r['rate'] / r['np_ref']:9.3g}" if r["np_ref"] else f"{DASH:>9}"
         vs_fx = f"{r['fx'] / r['rate']:9.3g}" if r["fx"] else f"{'':>9}"
         threads = 1 if r["impl"] == "fxdp fleet, 1 thread" else cores
-        vs_ossl = (f"{r['rate'] / (ossl_rate * threads):10.3g}" if ossl_rate and r["impl"].startswith("fxdp fleet")
-                   else f"{'':>10}")
+        vs_ossl = (f"{r['rate'] / (r['yard1'] * threads):10.3g}" if r.get("yard1") else f"{'':>10}")
         bits = f"{r['bits']:12.4g}" if r["bits"] is not None else f"{DASH:>12}"
-        vs_all = (f"{r['rate'] / ossl_all:18.3g}" if ossl_all and r["impl"].startswith("fxdp fleet")
-                  and threads > 1 else "")
+        vs_all = f"{r['rate'] / r['yard_all']:18.3g}" if r.get("yard_all") else ""
         print(f"{r['mech']:<{w1}}  {r['impl']:<{w2}}  {r['rate']:10.3g}  {vs_np}  {vs_ossl}  {vs_fx}  {bits}  "
               f"{r['n']:>14,}  {vs_all}".rstrip())
     if od:
