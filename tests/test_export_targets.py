@@ -25,9 +25,11 @@ checks:
   instead), and the failure is sticky; a DRBG whose seeding hook fails
   releases nothing.
 
-Jobs run in parallel (one per CPU), longest (AVR) first.  AVR dominates: a
-fresh ChaCha20 block costs ~52,000 cycles there and simavr runs ~25 M
-cycles/s, so 10^4 releases take ~25 s per mechanism.
+Jobs run in parallel (one per CPU), longest (AVR) first.  AVR dominates: every
+device's fresh ChaCha20 block costs ~65,000 cycles there, and simavr runs ~70 M
+cycles/s (2026-11-29), so 10^4 releases take ~10 s per mechanism (full RAPPOR:
+28 s for the first half alone).  AVR runs were 576 of the ~870 CPU s of all jobs;
+the other targets take about 0.5 s per run and 0.8 s per build.
 """
 from __future__ import annotations
 
