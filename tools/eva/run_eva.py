@@ -100,8 +100,8 @@ ENTRY_OPTS: dict[str, list[str]] = {
                     "dbitflip", "dbitflip_ct") for name in (base, base + "_w")},
 }
 
-TIMEOUT_S = 600     # per driver (the full RAPPOR fleet took 291 s alone on 2026-11-29); the whole run
-                    # has a fixed budget in tests/test_eva.py
+TIMEOUT_S = 600     # per driver (the full RAPPOR fleet: 217 s alone, 291 s beside a second Frama-C on
+                    # 2026-11-29); the whole run has a fixed budget in tests/test_eva.py
 # Started first, so that the other drivers fill the second core meanwhile (2026-11-29, -j 2, idle:
 # 291 s of the run's 923 CPU s).
 LONGEST = ("rappor_full_fleet",)
