@@ -45,17 +45,31 @@ def _gamma(m):
 # parameters
 # ==========================================================================
 
+def local_epsilon_of(m, what="fxdp.accounting"):
+    """(m.local_epsilon, its source): the epsilon of one release over every pair of inputs the
+    device can hold, rounded up -- the only epsilon a shuffle or composition theorem may take.
+    ValueError, saying to set bounds, for an unbounded input domain (local_epsilon infinite)."""
+    from .mechanisms.base import check_mechanism
+    m = check_mechanism(m, what)
+    value, d = m.local_epsilon, m.local_d_in
+    if value == math.inf:
+        hint = ("set bounds (the input domain is unbounded)" if d == math.inf else
+                "this configuration has no finite privacy guarantee (fxdp.audit(m, d_in='all'))")
+        raise ValueError(f"{what}: {m!r} has local epsilon inf over all inputs (local_d_in = {d}): no "
+                         f"deployment bound holds; {hint}")
+    return value, f"{m.kind}: m.local_epsilon (all inputs, d_in = {d}; rounded up)"
+
+
 def _epsilon0(epsilon0, name="epsilon0"):
-    """(epsilon0 as a float, its source) from a number or a mechanism (its realized m.epsilon)."""
+    """(epsilon0 as a float, its source) from a number (a local epsilon, given by hand) or a
+    mechanism (its m.local_epsilon: every pair of inputs, never m.epsilon at d_in = 1)."""
     if hasattr(epsilon0, "privacy_map") and not isinstance(epsilon0, (int, float, Fraction)):
-        from .mechanisms.base import check_mechanism
-        m = check_mechanism(epsilon0, "fxdp.accounting")
-        value, source = m.epsilon, f"{m.kind}: m.epsilon (realized, rounded up)"
+        value, source = local_epsilon_of(epsilon0)
     else:
-        value, source = epsilon0, "given"
+        value, source = epsilon0, "given (a local epsilon: every pair of inputs)"
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise ValueError(f"{name} must be a number > 0 or an fxdp mechanism (fxdp.make_<kind>(...)), "
-                         f"got {epsilon0!r:.60}")
+        raise ValueError(f"{name} must be a number > 0 (a local epsilon) or an fxdp mechanism "
+                         f"(fxdp.make_<kind>(...)), got {epsilon0!r:.60}")
     if isinstance(value, float) and math.isnan(value):
         raise ValueError(f"{name} must be a number > 0, got nan")
     if value == math.inf:
@@ -400,8 +414,9 @@ def _certify(blocks, E0, delta, eps_f, eps_cap):
 def shuffled_epsilon(epsilon0, n, delta):
     """Central epsilon of n shuffled reports of an epsilon0-LDP randomizer, at delta.
 
-    epsilon0: a number > 0, or an fxdp mechanism (its realized, rounded-up ``m.epsilon``);
-    n: the number of reports shuffled together (>= 2); delta in (0, 1).
+    epsilon0: a local epsilon > 0 (the worst case over every pair of inputs), or an fxdp
+    mechanism (its ``m.local_epsilon``, rounded up; never ``m.epsilon`` at d_in = 1, a central-DP
+    figure for the bounded geometric and the fixed-point Laplace family); n: the number of reports shuffled together (>= 2); delta in (0, 1).
     Returns a ``ShuffledEpsilon``; ``.certified`` is the number to sign.  ValueError names the
     parameter and the regime; if shuffling gives no amplification (the bound is not below
     epsilon0 at this n and delta) it says so instead of returning epsilon0.
@@ -444,8 +459,8 @@ def shuffled_delta(epsilon0, n, epsilon, certified=True, layout_delta=1e-9):
 @dataclass
 class LocalBudget:
     """epsilon0: the largest epsilon0 (float) found whose certified shuffled epsilon is <= target;
-    mechanism: the realized mechanism (with a factory), its epsilon0_realized = m.epsilon <= epsilon0,
-    and the requested value that built it."""
+    mechanism: the realized mechanism (with a factory), its epsilon0_realized = m.local_epsilon <=
+    epsilon0, and the requested value that built it.  float(budget) is epsilon0."""
     epsilon: float
     delta: float
     n: int
@@ -454,6 +469,9 @@ class LocalBudget:
     epsilon0_realized: float | None = None
     requested: float | None = None
     method: str = ""
+
+    def __float__(self):
+        return self.epsilon0
 
 
 def _passes(eps0, n, d, x):
@@ -468,7 +486,7 @@ def local_epsilon_for(epsilon, delta, n, mechanism=None, lo=None, hi=None):
     mechanism None: returns the pure bound.  mechanism a factory ``f(epsilon0) -> mechanism``
     (e.g. ``lambda e: fxdp.make_randomized_response_bool(Fraction(...))``, any constructor with
     its other parameters fixed): the factory is searched for the largest requested epsilon0
-    whose realized ``m.epsilon`` (rounded up, through the protocol) is within the certified
+    whose ``m.local_epsilon`` (every pair of inputs, rounded up) is within the certified
     epsilon0; that mechanism is returned.  Feeding ``m`` (or epsilon0) to ``shuffled_epsilon``
     gives a certified central epsilon <= epsilon.
     """
@@ -512,7 +530,7 @@ def local_epsilon_for(epsilon, delta, n, mechanism=None, lo=None, hi=None):
     if not callable(mechanism):
         raise ValueError("mechanism must be None or a factory epsilon0 -> fxdp mechanism "
                          f"(e.g. lambda e: fxdp.make_geometric(1 / e)), got {mechanism!r:.60}")
-    best = None
+    best, last_error = None, None
     a, b = 0.0, eps0 * 4
     for _ in range(48):                           # largest requested value whose realized eps fits
         r = b if best is None and a == 0.0 and _ == 0 else 0.5 * (a + b)
@@ -520,8 +538,9 @@ def local_epsilon_for(epsilon, delta, n, mechanism=None, lo=None, hi=None):
             m = mechanism(r)
             e = _epsilon0(m, "the factory's mechanism")[0]
             ok = e <= eps0
-        except ValueError:
+        except ValueError as exc:
             ok, e = False, None
+            last_error = last_error or exc     # the first refusal says why (e.g. set bounds)
         if ok:
             a = r
             if best is None or e > best[1]:
@@ -531,8 +550,9 @@ def local_epsilon_for(epsilon, delta, n, mechanism=None, lo=None, hi=None):
         if b - a < 1e-9 * max(b, 1e-12):
             break
     if best is None:
-        raise ValueError(f"mechanism: no mechanism from the factory has a realized epsilon <= {eps0!r} "
-                         f"(regime: the factory must reach small epsilon0)")
+        why = f"; the first refusal: {last_error}" if last_error is not None else ""
+        raise ValueError(f"mechanism: no mechanism from the factory has a local epsilon <= {eps0!r} "
+                         f"(regime: the factory must reach small epsilon0 over all inputs){why}")
     out.mechanism, out.epsilon0_realized, out.requested = best
     return out
 
@@ -603,8 +623,8 @@ def _kov_x(E0, k, delta):
 def compose_epsilon(epsilon0, rounds, delta=0):
     """Per-device epsilon after `rounds` reports at epsilon0 each (pure DP), at total delta.
 
-    epsilon0: a number > 0 or a mechanism (its m.epsilon; a memoizing mechanism's
-    ``epsilon_infinite`` caps every bound).  delta = 0: basic composition (exact for pure DP);
+    epsilon0: a local epsilon > 0 or a mechanism (its m.local_epsilon; a memoizing mechanism's
+    ``epsilon_infinite``, over all inputs too, caps every bound).  delta = 0: basic composition (exact for pure DP);
     delta in (0, 1): also the advanced composition theorem and the optimal composition of
     Kairouz, Oh and Viswanath (rounds <= MAX_KOV_ROUNDS).  Everything is rounded up.
     """
@@ -630,7 +650,7 @@ def compose_epsilon(epsilon0, rounds, delta=0):
     elif rounds == 1:
         regime["optimal"] = "one report: epsilon0"
         optimal = float(eps0)
-    cap = getattr(epsilon0, "epsilon_infinite", None) if source != "given" else None
+    cap = getattr(epsilon0, "epsilon_infinite", None) if not source.startswith("given") else None
     memoized = None
     if cap is not None:
         memoized = float(cap)
@@ -664,22 +684,40 @@ def shuffled_composition(epsilon0, n, rounds, delta):
 # the deployment table (fxdp account)
 # ==========================================================================
 
-def deployment(m, devices, rounds=1, delta=1e-8, shuffled=False, audit=None):
-    """The rows of ``fxdp account``: local epsilon claimed and realized (``audit`` is the audit
-    report, ``fxdp.audit(m)``, passed in by the caller), the shuffled central epsilon of one
-    round, the per-device budget after `rounds`, and the regime of each bound.  The realized
-    epsilon (exact, rounded up) is the epsilon0 fed to the bounds."""
+def deployment(m, devices, rounds=1, delta=1e-8, shuffled=False, audit=None, audit_neighbours=None):
+    """The rows of ``fxdp account``.  Every bound takes the local epsilon (every pair of inputs):
+    ``local_epsilon_claimed`` (m.local_epsilon) and ``local_epsilon_realized`` (``audit``: the
+    exact report of ``fxdp.audit(m, d_in="all")``, passed in by the caller; ValueError for a
+    report at another d_in).  The exact realized local epsilon (rounded up) is the epsilon0 fed
+    to the bounds; without an audit, or when the audit is an estimate, the claimed one.  The
+    d_in = 1 figures (``epsilon_claimed`` = m.epsilon, ``epsilon_realized`` from
+    ``audit_neighbours``) are shown beside them, for the difference, and never used."""
     from .mechanisms.base import check_mechanism
     check_mechanism(m, "fxdp.accounting.deployment")
     devices = _n(devices, "devices")
     rounds = check_int("rounds", rounds, 1)
     d = _delta(delta)
     t0 = time.perf_counter()
-    claimed = float(m.epsilon)
-    realized = float(audit.epsilon_realized) if audit is not None else claimed
-    eps0 = realized                  # the exact realized epsilon of the implementation, rounded up
+    local_claimed, _ = local_epsilon_of(m, "fxdp account")
+    if audit is not None and getattr(audit, "d_in", 1) != "all":
+        raise ValueError(f"audit must be the local audit, fxdp.audit(m, d_in='all'), got one at d_in = {audit.d_in}")
+    estimate = audit is not None and bool(getattr(audit, "extra", {}).get("estimate", False))
+    local_realized = float(audit.epsilon_realized) if audit is not None else None
+    eps0 = local_realized if (audit is not None and not estimate) else local_claimed
+    if eps0 == math.inf:
+        raise ValueError(f"fxdp account: the exact realized local epsilon of {m!r} is inf "
+                         f"(witness {audit.witness}): no deployment bound holds")
+    if audit_neighbours is None and m.local_d_in == 1 and audit is not None and not estimate:
+        audit_neighbours = audit                 # d_in = 1 covers every pair: the same audit
     out = {"mechanism": repr(m), "devices": devices, "rounds": rounds, "delta": float(d),
-           "epsilon_claimed": claimed, "epsilon_realized": realized, "epsilon0_used": eps0}
+           "epsilon_claimed": float(m.privacy_map(1)),        # shown beside, never used below
+           "epsilon_realized": None if audit_neighbours is None else float(audit_neighbours.epsilon_realized),
+           "local_d_in": m.local_d_in, "local_epsilon_claimed": local_claimed,
+           "local_epsilon_realized": local_realized,
+           "local_epsilon_method": None if audit is None else audit.method,
+           "epsilon0_used": eps0,
+           "epsilon0_source": ("local epsilon (all inputs), exact realized" if eps0 == local_realized and not estimate
+                               else "local epsilon (all inputs), claimed (m.local_epsilon)")}
     cap = getattr(m, "epsilon_infinite", None)
     comp = compose_epsilon(eps0, rounds, d if rounds > 1 else 0)
     local_budget = comp.best if cap is None else min(comp.best, float(cap))

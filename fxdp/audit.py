@@ -28,15 +28,25 @@ def audit(m, d_in=1):
     """Exact realized epsilon of mechanism m with its witness.
 
     d_in is the input distance.  1 (the default) compares neighbouring
-    inputs.  Larger d_in is supported for the geometric mechanism, whose
-    metric is |x - x'| (L1 for the vector form): with d_in = hi - lo it is the
-    local-DP guarantee of one report over every pair of inputs in the
-    bounds; the claimed value is then m.privacy_map(d_in).
+    inputs.  ``d_in="all"`` compares every pair of inputs the device can hold:
+    the local epsilon, which deployment accounting uses; the claimed value is
+    then ``m.local_epsilon`` (``m.privacy_map(m.local_d_in)``).  For a discrete
+    input metric (randomized response, the frequency oracles, the numeric
+    readings) the two coincide.  Larger integer d_in is supported for the
+    geometric mechanism, whose metric is |x - x'| (L1 for the vector form);
+    the claimed value is then m.privacy_map(d_in).  The report's ``d_in`` and
+    ``label`` name which epsilon it is.
     """
     from .validate import check_int
     check_mechanism(m, "fxdp.audit")
+    if isinstance(d_in, str):
+        if d_in.strip().lower() != "all":
+            raise ValueError(f"d_in must be an integer >= 1 or 'all' (every pair of inputs), got {d_in!r}")
+        return m.local_audit()
     d_in = check_int("d_in", d_in, 1)
-    return m.exact_audit(d_in)
+    rep = m.exact_audit(d_in)
+    rep.d_in = d_in
+    return rep
 
 
 class _CallableModule(type(sys.modules[__name__])):

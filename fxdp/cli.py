@@ -4,9 +4,9 @@
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
-    fxdp audit CONFIG [--json] [--plot FILE]
+    fxdp audit CONFIG [--d-in N|all] [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
-    fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--json]
+    fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
     fxdp targets [--json]
 
 JSON output (--json) is one object per command; its keys are stable
@@ -42,11 +42,26 @@ def cmd_targets(args):
     return 0
 
 
+def _d_in(text):
+    """--d-in N|all: an integer >= 1 or 'all' (every pair of inputs: the local epsilon)."""
+    if text is None:
+        return None
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        v = int(text)
+    except ValueError:
+        raise ValueError(f"--d-in must be an integer >= 1 or 'all', got {text!r}") from None
+    if v < 1:
+        raise ValueError(f"--d-in must be an integer >= 1 or 'all', got {v}")
+    return v
+
+
 def cmd_audit(args):
     from .audit import audit
     from .config import load_config
     cfg = load_config(args.config)
-    report = audit(cfg.mechanism)
+    report = audit(cfg.mechanism, d_in=_d_in(args.d_in) or 1)
     if args.plot:
         from .finite.plot import plot_distributions
         plot_distributions(cfg.mechanism, args.plot)
@@ -54,6 +69,10 @@ def cmd_audit(args):
         _print_json(report.to_dict())
     else:
         print(report)
+        m = cfg.mechanism
+        if report.d_in != "all" and m.local_d_in != 1:
+            print(f"local epsilon (all inputs, d_in = {m.local_d_in}) claimed {m.local_epsilon!r}: "
+                  f"what shuffling and rounds take (fxdp audit --d-in all)")
         if args.plot:
             print(f"plot written to {args.plot}")
     return 0
@@ -97,6 +116,7 @@ def cmd_simulate(args):
         rows = estimate_rows(m, reports, truth)
     out = {"mechanism": repr(m), "devices": devices, "seed": seed.value,
            "stream_version": seed.stream_version, "epsilon": m.epsilon,
+           "local_epsilon": m.local_epsilon, "local_d_in": m.local_d_in,
            "seconds": seconds, "estimates": rows,
            "population": str(args.values) if args.values else "synthetic", "engine": args.engine}
     if args.write_reports:
@@ -108,7 +128,7 @@ def cmd_simulate(args):
         _print_json(out)
     else:
         print(f"{repr(m)}: {devices:,} devices, seed {seed.value} (stream version {seed.stream_version}), "
-              f"epsilon {m.epsilon:.6g}, {seconds:.2f} s")
+              f"{_eps_names(m)}, {seconds:.2f} s")
         if args.values:
             print(f"  true values from {args.values}")
         if args.write_reports:
@@ -228,23 +248,46 @@ def _fmt_eps(v):
     return "-" if v is None else f"{v:.6g}"
 
 
+def _eps_names(m):
+    """'epsilon (d_in = 1) 0.1, local epsilon (all inputs) 2' (one figure when they coincide)."""
+    if m.local_d_in == 1:
+        return f"local epsilon (all inputs) = epsilon (d_in = 1) {m.epsilon:.6g}"
+    return f"epsilon (d_in = 1) {m.epsilon:.6g}, local epsilon (all inputs) {m.local_epsilon:.6g}"
+
+
 def cmd_account(args):
-    from .accounting import deployment
+    from .accounting import deployment, local_epsilon_of
     from .audit import audit
     from .config import load_config
     cfg = load_config(args.config)
     m = cfg.mechanism
     if args.devices is None:
         raise ValueError("--devices N is required (the number of reports shuffled together, >= 2)")
-    report = audit(m)
+    d_in = _d_in(args.d_in) or "all"
+    if d_in != "all":
+        raise ValueError(f"--d-in {d_in}: a deployment's bounds (shuffling, rounds) hold only for the local "
+                         f"epsilon over every pair of inputs: --d-in all (the default)")
+    local_epsilon_of(m, "fxdp account")         # an unbounded input domain: say so before any audit
+    report = audit(m, d_in="all")
+    neighbours = audit(m) if m.local_d_in != 1 else None
     out = deployment(m, args.devices, rounds=args.rounds, delta=args.delta, shuffled=args.shuffled,
-                     audit=report)
+                     audit=report, audit_neighbours=neighbours)
     if args.json:
         _print_json(out)
         return 0
     lb = out["local_budget"]
-    rows = [("local epsilon, claimed", out["epsilon_claimed"], "m.privacy_map(1), rounded up"),
-            ("local epsilon, realized", out["epsilon_realized"], f"fxdp.audit: {report.method}")]
+    dl = out["local_d_in"]
+    rows = []
+    if dl != 1:
+        rows += [("epsilon (d_in = 1), claimed", out["epsilon_claimed"],
+                  "m.privacy_map(1): neighbouring inputs; central DP, not used below"),
+                 ("epsilon (d_in = 1), realized", out["epsilon_realized"], "fxdp.audit(m); not used below")]
+    rows += [("local epsilon (all inputs), claimed", out["local_epsilon_claimed"],
+              f"m.local_epsilon = m.privacy_map({dl}), rounded up" if dl != 1 else
+              "m.local_epsilon (d_in = 1 covers every pair of inputs), rounded up"),
+             ("local epsilon (all inputs), realized", out["local_epsilon_realized"],
+              f"fxdp.audit(m, d_in='all'): {report.method}"),
+             ("  epsilon0 used below", out["epsilon0_used"], out["epsilon0_source"])]
     if args.shuffled:
         sh = out["shuffled"]
         rows += [("central epsilon, shuffled (certified)", sh["certified"], sh["regime"]),
@@ -366,6 +409,9 @@ def build_parser():
     a = sub.add_parser("audit", help="exact realized epsilon of the implementation")
     a.add_argument("config")
     a.add_argument("--json", action="store_true")
+    a.add_argument("--d-in", dest="d_in", metavar="N|all",
+                   help="input distance: 1 (default, neighbouring inputs) or 'all' (every pair of inputs: "
+                        "the local epsilon that deployments sign)")
     a.add_argument("--plot", metavar="FILE")
     a.set_defaults(func=cmd_audit)
     pl = sub.add_parser("plot", help="plot a mechanism (matplotlib): output distribution, privacy loss, "
@@ -388,6 +434,9 @@ def build_parser():
     ac.add_argument("--rounds", type=int, default=1, help="reports per device (default 1)")
     ac.add_argument("--shuffled", action="store_true", help="reports pass through a shuffler: central epsilon")
     ac.add_argument("--delta", type=float, default=1e-8, help="total delta (default 1e-8)")
+    ac.add_argument("--d-in", dest="d_in", metavar="all", default="all",
+                    help="the epsilon the bounds take: 'all' (every pair of inputs, the default and the only "
+                         "sound choice; an integer is refused with the reason)")
     ac.add_argument("--json", action="store_true")
     ac.set_defaults(func=cmd_account)
     k = sub.add_parser("mechanisms", help="list the mechanism kinds (TOML kind = make_<kind>) and which export")

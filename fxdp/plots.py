@@ -481,7 +481,8 @@ def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="esti
 class AccountCurve:
     """central[i][j]: the certified shuffled epsilon (fxdp.accounting) of n = sizes[j] reports at
     epsilon0[i] and delta (nan where shuffling gives no amplification); epsilon0[1] is the
-    mechanism's realized epsilon (fxdp.audit), epsilon0[0] and [2] its neighbours (x 1/2, x 2)."""
+    mechanism's exact realized local epsilon (fxdp.audit(m, d_in="all"): every pair of inputs),
+    epsilon0[0] and [2] its neighbours (x 1/2, x 2)."""
     mechanism: str
     delta: float
     epsilon0: list
@@ -495,12 +496,15 @@ class AccountCurve:
 
 def account_curve(m, sizes=None, delta=1e-8):
     """The data of plot_account (no drawing)."""
-    from .accounting import shuffled_epsilon
+    from .accounting import local_epsilon_of, shuffled_epsilon
     from .audit import audit
     check_mechanism(m, "account_curve")
-    eps0 = float(audit(m).epsilon_realized)
+    local_epsilon_of(m, "account_curve")           # an unbounded input domain: set bounds
+    rep = audit(m, d_in="all")
+    eps0 = float(m.local_epsilon if rep.to_dict().get("extra", {}).get("estimate") else rep.epsilon_realized)
     if not math.isfinite(eps0):
-        raise ValueError(f"the mechanism's realized epsilon is {eps0}: shuffling gives no finite bound")
+        raise ValueError(f"the mechanism's realized local epsilon (all inputs) is {eps0}: shuffling gives no "
+                         f"finite bound")
     sizes = [int(s) for s in (sizes or [10 ** k for k in range(2, 10)])]
     values = [eps0 / 2, eps0, eps0 * 2]
     central = []
@@ -524,7 +528,7 @@ def plot_account(m, path="account.png", sizes=None, delta=1e-8):
         return ac
     fig, ax = plt.subplots(1, 1, figsize=(7.5, 4.8))
     for e0, row, style in zip(ac.epsilon0, ac.central, (":", "-", "--")):
-        label = f"epsilon0 = {e0:.4g}" + (" (this mechanism, realized)" if style == "-" else "")
+        label = f"local epsilon0 = {e0:.4g}" + (" (this mechanism, all inputs, realized)" if style == "-" else "")
         ax.loglog(ac.sizes, row, "o" + style, label=label)
     ax.set_xlabel("devices shuffled together (n)")
     ax.set_ylabel(f"central epsilon at delta = {ac.delta:g} (certified)")

@@ -33,15 +33,23 @@ class AuditReport:
     method: str = "exact enumeration"
     epsilon_bound_paper: float | None = None
     epsilon_bound_tight: float | None = None
+    d_in: object = 1                   # the input distance audited: an int, or "all" (local DP)
 
     def to_dict(self):
         d = asdict(self)
         if d["epsilon_bound_paper"] is None:
             del d["epsilon_bound_paper"], d["epsilon_bound_tight"]
+        d["epsilon_label"] = self.label
         return d
+
+    @property
+    def label(self):
+        """Which epsilon this is: 'epsilon (d_in = N)' or 'local epsilon (all inputs)'."""
+        return epsilon_label(self.d_in)
 
     def __str__(self):
         lines = [f"mechanism          {self.mechanism}",
+                 f"audited            {self.label}",
                  f"epsilon claimed    {self.epsilon_claimed!r}",
                  f"epsilon realized   {self.epsilon_realized!r}   ({self.method})"]
         if self.epsilon_bound_paper is not None:
@@ -104,11 +112,80 @@ def reports_array(reports, dtype=np.int64):
     return arr.astype(dtype, copy=False)
 
 
+def epsilon_label(d_in):
+    """The name every printed epsilon carries: 'epsilon (d_in = 1)', 'local epsilon (all inputs)'."""
+    return "local epsilon (all inputs)" if d_in == "all" else f"epsilon (d_in = {d_in})"
+
+
 def ratio_eps(ratio):
     """ln(ratio) rounded up; 0 for ratio <= 1, inf for an unbounded ratio."""
     if ratio == math.inf:
         return math.inf
     return 0.0 if ratio <= 1 else log_up(ratio)
+
+
+def worst_over_all(inputs, pmf):
+    """Max over every pair of inputs (x, x') and every output y of P(y|x)/P(y|x'), by one pass
+    per output: the pairs are unconstrained, so the worst ratio at y is max_x P(y|x) / min_x P(y|x)
+    (an output that some input never yields is an infinite ratio).  Returns (ratio, witness)."""
+    inputs = list(inputs)
+    pmfs = [pmf(x) for x in inputs]
+    outputs = set()
+    for p in pmfs:
+        outputs.update(p)
+    best, witness = Fraction(1), {}
+    for y in sorted(outputs, key=repr):
+        vals = [p.get(y, 0) for p in pmfs]
+        i_hi = max(range(len(vals)), key=vals.__getitem__)
+        i_lo = min(range(len(vals)), key=vals.__getitem__)
+        hi_v, lo_v = vals[i_hi], vals[i_lo]
+        if lo_v == 0:
+            return math.inf, {"x": inputs[i_hi], "x_prime": inputs[i_lo], "output": y, "p": str(hi_v),
+                              "p_prime": "0"}
+        if hi_v / lo_v > best:
+            best = hi_v / lo_v
+            witness = {"x": inputs[i_hi], "x_prime": inputs[i_lo], "output": y, "p": str(hi_v),
+                       "p_prime": str(lo_v)}
+    return best, witness
+
+
+def window_extrema(a, w, axis=-1):
+    """(max, min) of every window of w consecutive entries of the integer array a along axis
+    (van Herk / Gil-Werman: prefix and suffix extrema per block of w, O(n)); window i covers
+    a[i : i + w], so each result has n - w + 1 entries along axis.  Exact (integers)."""
+    a = np.moveaxis(np.asarray(a, dtype=np.int64), axis, -1)
+    n = a.shape[-1]
+    if not 1 <= w <= n:
+        raise ValueError(f"window w must be in [1, {n}], got {w}")
+    nb = -(-n // w)
+    info = np.iinfo(np.int64)
+    out = []
+    for acc, fill in ((np.maximum, info.min), (np.minimum, info.max)):
+        b = np.full(a.shape[:-1] + (nb * w,), fill, dtype=np.int64)
+        b[..., :n] = a
+        b = b.reshape(a.shape[:-1] + (nb, w))
+        pre = acc.accumulate(b, axis=-1).reshape(a.shape[:-1] + (nb * w,))
+        suf = acc.accumulate(b[..., ::-1], axis=-1)[..., ::-1].reshape(a.shape[:-1] + (nb * w,))
+        i = np.arange(n - w + 1)
+        out.append(np.moveaxis(acc(suf[..., i], pre[..., i + w - 1]), -1, axis))
+    return out[0], out[1]
+
+
+def worst_ratio_index(hi, lo):
+    """(index, Fraction) of the largest hi[i] / lo[i] over integer arrays (math.inf where lo is 0
+    and hi is not): screened in float64, decided exactly among the near-maximal entries."""
+    hi, lo = np.asarray(hi, dtype=np.int64).ravel(), np.asarray(lo, dtype=np.int64).ravel()
+    zero = np.nonzero((lo == 0) & (hi > 0))[0]
+    if zero.size:
+        return int(zero[0]), math.inf
+    ok = lo > 0
+    if not ok.any():
+        return None, Fraction(1)
+    r = np.where(ok, hi.astype(np.float64) / np.where(ok, lo, 1).astype(np.float64), 0.0)
+    top = float(r.max())
+    cand = np.nonzero(r >= top * (1 - 1e-9))[0]
+    best = max(cand, key=lambda i: Fraction(int(hi[i]), int(lo[i])))
+    return int(best), Fraction(int(hi[best]), int(lo[best]))
 
 
 def worst_pair(pairs, pmf):

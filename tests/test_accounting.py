@@ -155,9 +155,18 @@ def test_local_epsilon_for_a_mechanism_factory_returns_a_realizable_mechanism():
     assert m.kind == "randomized_response_bool" and b.epsilon0_realized == m.epsilon <= b.epsilon0
     assert shuffled_epsilon(m, 10**6, 1e-8).certified <= 0.1
     assert b.epsilon0_realized > 0.98 * b.epsilon0                 # the search found a near-best one
-    b2 = local_epsilon_for(0.1, 1e-8, 10**6, lambda e: fxdp.make_geometric(Fraction(1) / Fraction(e)))
-    assert b2.mechanism.epsilon <= b2.epsilon0
+    # the bounded geometric: its local epsilon is the map at the width of the bounds (20 / scale)
+    b2 = local_epsilon_for(0.1, 1e-8, 10**6,
+                           lambda e: fxdp.make_geometric(Fraction(20) / Fraction(e), bounds=(10, 30)))
+    assert b2.mechanism.local_epsilon <= b2.epsilon0 < 2 * b2.mechanism.local_epsilon
+    assert b2.mechanism.epsilon < b2.mechanism.local_epsilon / 19      # d_in = 1 is not what counts
     assert shuffled_epsilon(b2.mechanism, 10**6, 1e-8).certified <= 0.1
+    assert float(b2) == b2.epsilon0
+
+
+def test_local_epsilon_for_refuses_a_factory_without_bounds():
+    with pytest.raises(ValueError, match="set bounds"):
+        local_epsilon_for(0.1, 1e-8, 10**6, lambda e: fxdp.make_geometric(Fraction(1) / Fraction(e)))
 
 
 # --------------------------------------------------------------------------
@@ -202,7 +211,7 @@ def test_memoized_mechanism_is_capped_by_epsilon_infinite():
 
 def test_deployment_shuffled_rounds_and_memoized():
     m = fxdp.make_randomized_response_bool(0.75)
-    out = deployment(m, 10**6, rounds=30, delta=1e-8, shuffled=True, audit=fxdp.audit(m))
+    out = deployment(m, 10**6, rounds=30, delta=1e-8, shuffled=True, audit=fxdp.audit(m, d_in="all"))
     assert out["shuffled"]["certified"] < out["central_budget"]["best"] < out["local_budget"]["best"]
     assert out["central_budget"]["per_round_delta"] == 1e-8 / 60
     rf = fxdp.make_rappor_full(k=32, h=2, cohorts=8, f=0.5, p=0.25, q=0.75)
@@ -240,10 +249,12 @@ def test_bad_input_names_the_parameter(call, match):
 
 def test_an_unbounded_mechanism_is_refused():
     m = fxdp.make_geometric(0, bounds=(0, 3))           # no noise: epsilon = inf
-    with pytest.raises(ValueError, match="infinite.*regime"):
+    with pytest.raises(ValueError, match="local epsilon inf.*no finite privacy guarantee"):
         shuffled_epsilon(m, 10**5, 1e-8)
-    with pytest.raises(ValueError, match="infinite"):
+    with pytest.raises(ValueError, match="local epsilon inf"):
         compose_epsilon(m, 3, 1e-8)
+    with pytest.raises(ValueError, match="infinite.*regime"):     # a number given by hand
+        shuffled_epsilon(math.inf, 10**5, 1e-8)
 
 
 # --------------------------------------------------------------------------
@@ -279,7 +290,9 @@ def test_cli_account_json_keys(capsys, tmp_path):
     assert code == 0
     d = json.loads(out)
     assert {"mechanism", "devices", "rounds", "delta", "epsilon_claimed", "epsilon_realized", "epsilon0_used",
-            "local_budget", "shuffled", "central_budget", "seconds"} <= set(d)
+            "local_budget", "shuffled", "central_budget", "seconds", "local_d_in", "local_epsilon_claimed",
+            "local_epsilon_realized", "epsilon0_source"} <= set(d)
+    assert d["local_d_in"] == 1 and d["epsilon0_used"] == d["local_epsilon_realized"] == d["epsilon_realized"]
     assert {"basic", "advanced", "optimal", "memoized", "best", "regime"} <= set(d["local_budget"])
     assert {"certified", "float_estimate", "closed_form", "regime", "closed_form_regime", "method"} <= set(d["shuffled"])
     assert {"per_round", "per_round_delta", "best", "regime"} <= set(d["central_budget"])
@@ -287,7 +300,8 @@ def test_cli_account_json_keys(capsys, tmp_path):
     assert d["shuffled"]["certified"] == shuffled_epsilon(d["epsilon0_used"], 10**6, 1e-8).certified
     code = main(["account", str(p), "--devices", "100"])
     text = capsys.readouterr().out
-    assert code == 0 and "local epsilon, realized" in text and "shuffled" not in text
+    assert code == 0 and "local epsilon (all inputs), realized" in text and "shuffled" not in text
+    assert "epsilon (d_in = 1)" not in text           # randomized response: d_in = 1 covers every pair
     code = main(["account", str(p), "--devices", "1"])
     assert code == 2 and "devices must be" in capsys.readouterr().err
     code = main(["account", str(p), "--devices", "100", "--delta", "2"])

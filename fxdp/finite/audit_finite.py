@@ -52,7 +52,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..reports import AuditReport
+from ..reports import AuditReport, window_extrema, worst_ratio_index
 from ..conservative import float_up, log_up
 from .constants import DELTA_CORDIC
 
@@ -701,6 +701,179 @@ def audit_grid(m):
     r.constants = {"grid_sensitivity": m.D, "s": m.s, "t": m.t}
     r.conditions = {"zero_degradation": True}
     return r
+
+
+# ==========================================================================
+# every pair of inputs (the local epsilon, d_in = "all")
+# ==========================================================================
+#
+# With the pairs unconstrained, the worst ratio at an output y is max_x P(y|x) / min_x P(y|x)
+# over every raw input x in the box [m, M] (inputs are clamped into it).  A snapped cell g has
+# P(g|x) = p(g - x): the max and min over x are sliding windows of width M - m + 1 over the
+# offsets' exact counts (2-D: square windows, separable).  The exception (or clamped-edge)
+# outputs are functions of x: their max and min over the box.
+
+def _all_report(m, ratio, witness, method, constants, cond, timings, extra, bound_fns):
+    eps = _eps_of(ratio)
+    report = FiniteAuditReport(repr(m), m.local_epsilon, eps, witness, method=method, d_in="all")
+    d = m.local_d_in
+    report.epsilon_ideal = float_up(m.epsilon_ideal * d)
+    if m.constants is not None and not getattr(m, "naive", False):
+        e, s, dt = m.epsilon_ideal, m.sensitivity, constants["delta_t"]
+        report.epsilon_bound_paper = bound_fns[0](e, s, m.L, dt, d)
+        report.epsilon_bound_tight = bound_fns[1](e, s, m.L, dt, d)
+        cond["realized_le_tight_le_paper"] = bool(eps <= report.epsilon_bound_tight
+                                                  <= report.epsilon_bound_paper)
+    report.constants, report.conditions, report.timings = constants, cond, timings
+    report.extra = {**extra, "local_d_in": d}
+    return report
+
+
+def audit_laplace_1d_all(m):
+    """Exact realized local epsilon of a 1-D LaplaceFixed (every pair of inputs in [m, M])."""
+    from . import bounds as bd
+    timings, constants, cond = {}, {}, {}
+    if not m.naive and m.constants is not None:
+        constants, cond, timings["constants"] = measure_constants_1d(m)
+    if m.hi - m.lo + m.step > MAX_WINDOW_1D:
+        raise ValueError(f"audit: (M - m + L) = {m.hi - m.lo + m.step} raw units exceeds {MAX_WINDOW_1D}; "
+                         f"use fewer fractional bits or a narrower box")
+    t0 = time.perf_counter()
+    dist = _Dist1D(m)
+    timings["noise_histogram"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res, R, total = m.qformat.resolution, dist.R, dist.total
+    clamp = m.trunc_code == 1
+    p = dist.cell(np.arange(-R, R + 1, dtype=np.int64)).astype(np.int64)     # p[s + R], s = g - x
+    gs = np.arange(m.lo, m.hi + 1, m.step, dtype=np.int64)
+    cells = gs[1:-1] if clamp else gs
+    cands = []                                                  # (ratio, output, x_hi, x_lo, c_hi, c_lo)
+    if cells.size:
+        mx, mn = window_extrema(p, R + 1)                       # window g - m: x = M .. m
+        i, r = worst_ratio_index(mx[cells - m.lo], mn[cells - m.lo])
+        if i is not None:
+            g = int(cells[i])
+            win = p[g - m.lo: g - m.lo + R + 1][::-1]           # win[x - m] = p(g - x)
+            a, b = int(np.argmax(win)), int(np.argmin(win))
+            cands.append((r, g, m.lo + a, m.lo + b, int(win[a]), int(win[b])))
+    xs = np.arange(m.lo, m.hi + 1, dtype=np.int64)
+    low, high = dist.edge_counts(xs)
+    series = ([(m.lo, low + dist.cell(m.lo - xs)), (m.hi, high + dist.cell(m.hi - xs))] if clamp
+              else [(None, low + high)])
+    for y, arr in series:
+        arr = np.asarray(arr, dtype=np.int64)
+        a, b = int(np.argmax(arr)), int(np.argmin(arr))
+        hi_c, lo_c = int(arr[a]), int(arr[b])
+        r = Fraction(1) if hi_c == lo_c else (math.inf if lo_c == 0 else Fraction(hi_c, lo_c))
+        cands.append((r, y, m.lo + a, m.lo + b, hi_c, lo_c))
+    timings["pairs"] = time.perf_counter() - t0
+    r, y, xa, xb, ca, cb = max(cands, key=lambda c: c[0])
+    witness = {"x": str(Fraction(xa) * res), "x_prime": str(Fraction(xb) * res),
+               "output": "exception" if y is None else str(Fraction(y) * res),
+               "p": f"{ca}/{total}", "p_prime": f"{cb}/{total}"}
+    method = "exact (all 2^k uniforms; every pair of inputs in the box: windowed max / min per output)"
+    return _all_report(m, r, witness, method, constants, cond, timings, {"uniform_bits": m.k, "total": total},
+                       (bd.paper_bound_1d, bd.tight_bound_1d))
+
+
+def audit_planar_all(m, monte_carlo=None, samples=2_000_000, seed=0):
+    """Exact realized local epsilon of a PlanarLaplaceFixed (every pair of inputs in the box);
+    beyond PLANAR_EXACT_MAX_KR radius bits a labelled Monte Carlo estimate (not a certificate)."""
+    from . import bounds as bd
+    timings, constants, cond, extra = {}, {}, {}, {}
+    if m.constants is not None:
+        constants, cond, extra, timings["constants"] = measure_constants_planar(m)
+    if m.hi - m.lo + m.step > MAX_WINDOW_PLANAR:
+        raise ValueError(f"planar audit: (M - m + L) = {m.hi - m.lo + m.step} raw units exceeds "
+                         f"{MAX_WINDOW_PLANAR} (2-D arrays of its square); use fewer fractional bits or a "
+                         f"smaller box")
+    if monte_carlo is None:
+        monte_carlo = m.kr > PLANAR_EXACT_MAX_KR
+    t0 = time.perf_counter()
+    if monte_carlo:
+        dist = _mc_dist_planar(m, samples, seed)
+        method = (f"Monte Carlo ESTIMATE from {samples} draws of the Numba sampler (not a certificate; "
+                  f"cells with fewer than 100 draws ignored); every pair of inputs in the box")
+    else:
+        dist = _Dist2D(m)
+        method = (f"exact (all 2^{m.ka + 2 * m.kr} uniform triples; every pair of inputs in the box: "
+                  f"windowed max / min per output)")
+    timings["noise_histogram"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res, R, total = m.qformat.resolution, dist.R, dist.total
+    p = np.ascontiguousarray(dist.cells()).astype(np.int64)
+    e = np.ascontiguousarray(dist.exception()).astype(np.int64)
+    if monte_carlo:                                   # ignored cells: out of both the max and the min
+        p_hi, p_lo = np.where(p >= 100, p, 0), np.where(p >= 100, p, _I64MAX)
+        e_hi, e_lo = np.where(e >= 100, e, 0), np.where(e >= 100, e, _I64MAX)
+    else:
+        p_hi = p_lo = p
+        e_hi = e_lo = e
+    mx0, _ = window_extrema(p_hi, R + 1, axis=0)
+    _, mn0 = window_extrema(p_lo, R + 1, axis=0)
+    mx, _ = window_extrema(mx0, R + 1, axis=1)
+    _, mn = window_extrema(mn0, R + 1, axis=1)
+    idx = np.arange(m.lo, m.hi + 1, m.step, dtype=np.int64) - m.lo
+    sub_hi, sub_lo = mx[np.ix_(idx, idx)], mn[np.ix_(idx, idx)]
+    if monte_carlo:
+        sub_hi = np.where(sub_lo == _I64MAX, 0, sub_hi)
+    cands = []
+    i, r = worst_ratio_index(sub_hi, sub_lo)
+    if i is not None:
+        a, b = divmod(i, idx.size)
+        gx, gy = int(idx[a]) + m.lo, int(idx[b]) + m.lo
+        win_hi = p_hi[gx - m.lo: gx - m.lo + R + 1, gy - m.lo: gy - m.lo + R + 1][::-1, ::-1]
+        win_lo = p_lo[gx - m.lo: gx - m.lo + R + 1, gy - m.lo: gy - m.lo + R + 1][::-1, ::-1]
+        ua = np.unravel_index(int(np.argmax(win_hi)), win_hi.shape)
+        ub = np.unravel_index(int(np.argmin(win_lo)), win_lo.shape)
+        cands.append((r, (gx, gy), (m.lo + int(ua[0]), m.lo + int(ua[1])), (m.lo + int(ub[0]), m.lo + int(ub[1])),
+                      int(win_hi[ua]), int(win_lo[ub])))
+    ua = np.unravel_index(int(np.argmax(e_hi)), e.shape)
+    ub = np.unravel_index(int(np.argmin(e_lo)), e.shape)
+    hi_c, lo_c = int(e_hi[ua]), int(e_lo[ub])
+    if lo_c != _I64MAX:
+        r = Fraction(1) if hi_c == lo_c else (math.inf if lo_c == 0 else Fraction(hi_c, lo_c))
+        cands.append((r, None, (m.lo + int(ua[0]), m.lo + int(ua[1])), (m.lo + int(ub[0]), m.lo + int(ub[1])),
+                      hi_c, lo_c))
+    timings["pairs"] = time.perf_counter() - t0
+    r, y, xa, xb, ca, cb = max(cands, key=lambda c: c[0])
+    pt = lambda v: [str(Fraction(v[0]) * res), str(Fraction(v[1]) * res)]  # noqa: E731
+    witness = {"x": pt(xa), "x_prime": pt(xb), "output": "exception" if y is None else pt(y),
+               "p": f"{ca}/{total}", "p_prime": f"{cb}/{total}"}
+    extra.update(total=total, estimate=bool(monte_carlo))
+    return _all_report(m, r, witness, method, constants, cond, timings, extra,
+                       (bd.paper_bound_planar, bd.tight_bound_planar))
+
+
+def audit_grid_all(m):
+    """Exact discrete Laplace in grid units, censored, every pair of inputs: each coordinate's worst
+    ratio is rho^-(span) (the censored end, inputs at the two bounds), so exp(c span s / t) with c
+    the number of coordinates and span = (M - m) / L grid steps."""
+    res = m.qformat.resolution
+    lo, hi = Fraction(m.lo) * res, Fraction(m.hi) * res
+    c = 2 if m.planar else 1
+    span = (m.hi - m.lo) // m.step
+    eps = float_up(Fraction(c * span * m.s, m.t))
+    witness = {"x": [str(lo), str(lo)] if m.planar else str(lo), "x_prime": [str(hi), str(hi)] if m.planar
+               else str(hi), "output": [str(lo), str(lo)] if m.planar else str(lo),
+               "ratio": f"exp({c * span} * {m.s}/{m.t})"}
+    r = FiniteAuditReport(repr(m), m.local_epsilon, eps, witness, d_in="all",
+                          method="exact (closed form of the exact discrete Laplace sampler, every pair of inputs)")
+    r.epsilon_ideal = eps
+    r.epsilon_bound_paper = r.epsilon_bound_tight = eps
+    r.constants = {"grid_span": c * span, "s": m.s, "t": m.t}
+    r.conditions = {"zero_degradation": True}
+    r.extra = {"local_d_in": m.local_d_in}
+    return r
+
+
+def audit_finite_all(m, **kwargs):
+    """The local (every pair of inputs) exact audit of any mechanism of fxdp.finite."""
+    if m.exact_grid:
+        return audit_grid_all(m)
+    if m.planar:
+        return audit_planar_all(m, **kwargs)
+    return audit_laplace_1d_all(m)
 
 
 def audit_finite(m, pairs=None, **kwargs):

@@ -205,6 +205,24 @@ class _FixedBase(Mechanism):
         from .audit_finite import audit_finite
         return audit_finite(self)
 
+    @property
+    def local_d_in(self):
+        """The distance, in units of sensitivity, covering every pair of inputs in the box [m, M]
+        (inputs are clamped into it): ceil((M - m) / sensitivity); planar: ceil(sqrt(2) (M - m) /
+        sensitivity), the box's diagonal."""
+        width = Fraction(self.hi - self.lo, 1 << self.F) / self.sensitivity
+        if not self.planar:
+            return math.ceil(width)
+        v = 2 * width * width                       # the smallest d with d^2 >= 2 width^2
+        d = math.isqrt(math.floor(v))
+        return d if d * d >= v else d + 1
+
+    def local_audit(self):
+        """Exact realized epsilon over every pair of inputs in the box, with the Gazeau et al.
+        bounds at d_in = local_d_in (fxdp.finite.audit_finite.audit_finite_all)."""
+        from .audit_finite import audit_finite_all
+        return audit_finite_all(self)
+
     def estimate(self, raw_outputs):
         """Mean of the true values from raw releases (fixed_point_mean)."""
         return fixed_point_mean(raw_outputs, self)
@@ -790,6 +808,14 @@ class LaplaceGrid(_FixedBase):
     def privacy_map(self, d_in):
         d_in = check_int("d_in", d_in, 0)
         return 0.0 if d_in == 0 else float_up(self.epsilon_ideal * d_in)
+
+    @property
+    def local_epsilon(self):
+        """Every pair of inputs: the censored exact discrete Laplace's worst ratio is rho^-span per
+        coordinate (span = (M - m) / L grid steps), so c span s / t (c coordinates), rounded up;
+        never above privacy_map(local_d_in)."""
+        c = 2 if self.planar else 1
+        return float_up(Fraction(c * ((self.hi - self.lo) // self.step) * self.s, self.t))
 
     def bounds_report(self, constants=None):
         e = float_up(self.epsilon_ideal)

@@ -10,7 +10,11 @@ rounds upward.  Every mechanism family (one module, or one small folder:
 never test its class.  ``fxdp.registry`` names the kinds.
 
 Privacy and description
-    ``privacy_map(d_in)`` (rounded up), ``epsilon``, ``config()`` (constructor
+    ``privacy_map(d_in)`` (rounded up), ``epsilon`` (d_in = 1: neighbouring inputs),
+    ``local_d_in`` (the input distance that covers every pair of inputs the device can hold:
+    1 for a discrete metric, the domain's width for a distance metric, ``math.inf`` unbounded),
+    ``local_epsilon`` (the epsilon over all inputs, rounded up: what deployment accounting
+    uses, never ``epsilon``), ``config()`` (constructor
     keyword arguments), ``realized()`` (the exact values the device uses),
     ``describe()``.
 Releases
@@ -40,7 +44,9 @@ Estimation
     support counts and the exact support probabilities p, q), on which
     ``fxdp.estimate.ibu`` and the generic unbiased estimator run.
 Audit
-    ``exact_audit(d_in=1)``: an ``fxdp.reports.AuditReport`` with the exact
+    ``local_audit()``: the exact realized local epsilon (every pair of inputs the device can
+    hold, ``d_in = "all"``) with its witness; default: ``exact_audit(1)`` when ``local_d_in`` is
+    1.  ``exact_audit(d_in=1)``: an ``fxdp.reports.AuditReport`` with the exact
     realized epsilon.  The default enumerates ``audit_pairs()`` (neighbouring
     inputs) against ``output_pmf(x)`` (the exact output distribution of the
     implementation, Fractions); families with closed or product forms, or with
@@ -103,6 +109,8 @@ Plots
 """
 from __future__ import annotations
 
+import math
+
 from ..bitsource import BitSource, default_source
 
 
@@ -130,8 +138,28 @@ class Mechanism:
 
     @property
     def epsilon(self):
-        """privacy_map(1): the claimed epsilon for neighbouring inputs."""
+        """privacy_map(1): the claimed epsilon for neighbouring inputs (d_in = 1).  For a distance
+        metric (the bounded geometric, the fixed-point Laplace family) that is a central-DP figure,
+        not the local one: see local_epsilon."""
         return self.privacy_map(1)
+
+    @property
+    def local_d_in(self):
+        """The input distance covering every pair of inputs the device can hold (the diameter of
+        the input domain in units of input_metric); math.inf for an unbounded domain.  A discrete
+        metric makes every two inputs neighbours: 1.  A family with another metric states it."""
+        if self.input_metric in ("DiscreteMetric", "DiscreteDistance"):
+            return 1
+        raise NotImplementedError(f"{self.kind}: input metric {self.input_metric!r}: the family must state "
+                                  "local_d_in (the distance covering every pair of inputs)")
+
+    @property
+    def local_epsilon(self):
+        """The local epsilon: the privacy map over every pair of inputs the device can hold
+        (privacy_map(local_d_in)), rounded up; math.inf for an unbounded input domain.  Shuffling
+        and composition theorems (fxdp.accounting) take this one, never ``epsilon``."""
+        d = self.local_d_in
+        return math.inf if d == math.inf else self.privacy_map(d)
 
     # --- description ---------------------------------------------------------
     def config(self):
@@ -146,7 +174,8 @@ class Mechanism:
         return {"kind": self.kind, "input_domain": self.input_domain,
                 "input_metric": self.input_metric, "output_domain": self.output_domain,
                 "output_measure": self.output_measure, "constant_time": self.constant_time,
-                "epsilon": self.epsilon, "realized": self.realized()}
+                "epsilon": self.epsilon, "local_d_in": self.local_d_in, "local_epsilon": self.local_epsilon,
+                "realized": self.realized()}
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
@@ -294,6 +323,16 @@ class Mechanism:
         raise NotImplementedError(f"{self.kind}: no C device form")
 
     # --- audit -------------------------------------------------------------------
+    def local_audit(self):
+        """AuditReport (d_in = "all") with the exact realized local epsilon over every pair of
+        inputs the device can hold, claimed = local_epsilon.  Default: a family whose d_in = 1
+        covers every pair (local_d_in == 1) audits d_in = 1; others override this."""
+        if self.local_d_in != 1:
+            raise NotImplementedError(f"{self.kind}: no audit over all inputs (local_d_in = {self.local_d_in})")
+        rep = self.exact_audit(1)
+        rep.epsilon_claimed, rep.d_in = self.local_epsilon, "all"
+        return rep
+
     def exact_audit(self, d_in=1):
         """AuditReport with the exact realized epsilon at input distance d_in (default: every
         neighbouring pair of audit_pairs() against the exact output_pmf, d_in = 1 only)."""

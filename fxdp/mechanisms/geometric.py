@@ -16,7 +16,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..conservative import div_up, float_up
-from ..reports import AuditReport, Estimate, ratio_eps, reports_array, worst_pair
+from ..reports import (AuditReport, Estimate, ratio_eps, reports_array, window_extrema, worst_pair,
+                       worst_ratio_index)
 from ..samplers import reference as ref
 from ..samplers.bounded import exact_max_ratio, make_bounded_laplace_table
 from ..validate import check_int, check_rational, given
@@ -122,6 +123,22 @@ class Geometric(Mechanism):
         if self.scale == 0:
             return math.inf
         return div_up(d_in, self.scale_realized)
+
+    @property
+    def local_d_in(self):
+        """|x - x'| over every pair of inputs: hi - lo (dim (hi - lo) for an L1 vector of fixed
+        length dim); math.inf without bounds (the int64 range is no useful local guarantee:
+        set bounds) or for a vector of unfixed length (set dim)."""
+        if self._args["bounds"] is None or (self.vector and self.dim is None):
+            return math.inf
+        lo, hi = self.bounds
+        return (hi - lo) * (self.dim if self.vector else 1)
+
+    def local_audit(self):
+        """Exact realized epsilon over every pair of inputs in the bounds (d_in = "all")."""
+        rep = _audit_all(self, repr(self))
+        rep.epsilon_claimed, rep.d_in = self.local_epsilon, "all"
+        return rep
 
     def config(self):
         return dict(self._args)
@@ -577,6 +594,65 @@ def _audit(m, name):
     witness = {"x": lo, "x_prime": lo + 1, "output": lo,
                "p": "1/(1+rho)", "p_prime": "rho/(1+rho)", "rho": f"exp(-{m.s}/{m.t})"}
     return AuditReport(name, m.epsilon, eps, witness, method="exact (closed form of the exact sampler)")
+
+
+def _audit_all(m, name):
+    """Every pair of inputs in the bounds, every output, exactly (the local epsilon).
+
+    The pairs are unconstrained, so the worst ratio at an output y is max_x P(y|x) / min_x P(y|x)
+    over x in [lo, hi].  Table form: P(y|x) is w(y - x) for an interior y, a censored tail sum at
+    lo and hi; the max and min over x are sliding windows of width hi - lo + 1 over the weights
+    (integers).  Exact CKS sampler: every ratio is rho^-(|x - x'|) at most, attained at the lower
+    bound, so exp(span s / t).  A vector of dim coordinates (independent noise, product form)
+    multiplies: the worst ratio is the scalar one to the power dim."""
+    if m.local_d_in == math.inf:
+        raise ValueError(f"{name}: the input domain is unbounded (" +
+                         ("vector of unfixed length: set dim" if m._args["bounds"] is not None else
+                          "no bounds: set bounds=(lower, upper)") + "), so no epsilon holds over all inputs")
+    lo, hi = m.bounds
+    span = hi - lo
+    power = m.dim if m.vector else 1
+    if m.scale == 0 or span == 0:
+        rep = _audit(m, name)
+        return AuditReport(name, m.local_epsilon, rep.epsilon_realized, rep.witness, rep.method, d_in="all")
+    if m.table is None:
+        eps = float_up(Fraction(span * power * m.s, m.t))
+        witness = {"x": lo, "x_prime": hi, "output": lo, "ratio": f"exp({span * power}*{m.s}/{m.t})"}
+        return AuditReport(name, m.local_epsilon, eps, witness, d_in="all",
+                           method="exact (closed form of the exact sampler, every pair of inputs)")
+    tb = m.table
+    W = tb.width
+    wts = np.asarray(tb.weights, dtype=np.int64)
+    ext = np.zeros(2 * span + 1, dtype=np.int64)              # ext[j + span] = w(j), j in [-span, span]
+    a, b = max(-W, -span), min(W, span)
+    ext[a + span:b + span + 1] = wts[a + W:b + W + 1]
+    cands = []                                                 # (hi count, lo count, output, x_hi, x_lo)
+    if span >= 2:
+        mx, mn = window_extrema(ext, span + 1)                 # window i: offsets y - x, x in [lo, hi]
+        starts = np.arange(1, span)                            # interior y = lo + i
+        i, r = worst_ratio_index(mx[starts], mn[starts])
+        if i is not None:
+            y = lo + int(starts[i])
+            win = ext[y - lo: y - lo + span + 1][::-1]         # win[x - lo] = w(y - x)
+            cands.append((r, y, lo + int(np.argmax(win)), lo + int(np.argmin(win))))
+    cum = np.concatenate(([0], np.cumsum(wts)))                # cum[i] = sum of weights[:i]
+    xs = np.arange(lo, hi + 1, dtype=np.int64)
+    low = cum[np.clip(lo - xs + W + 1, 0, 2 * W + 1)]          # P(J <= lo - x)
+    high = cum[-1] - cum[np.clip(hi - xs + W, 0, 2 * W + 1)]   # P(J >= hi - x)
+    for y, arr in ((lo, low), (hi, high)):
+        r = Fraction(1) if arr.min() == arr.max() else (math.inf if arr.min() == 0 else
+                                                         Fraction(int(arr.max()), int(arr.min())))
+        cands.append((r, y, lo + int(np.argmax(arr)), lo + int(np.argmin(arr))))
+    r, y, xa, xb = max(cands, key=lambda c: c[0])
+    pa, pb = tb.output_pmf(xa)[y], tb.output_pmf(xb)[y]
+    if r != math.inf and pa / pb != r:
+        raise AssertionError("local audit: the windowed scan and the exact pmf disagree")
+    ratio = r if power == 1 else r ** power
+    witness = {"x": xa, "x_prime": xb, "output": y, "p": str(pa), "p_prime": str(pb)}
+    if power > 1:
+        witness = {"coordinates": [witness] * power, "note": f"the scalar worst pair in each of {power} coordinates"}
+    return AuditReport(name, m.local_epsilon, ratio_eps(ratio), witness, d_in="all",
+                       method="exact (every pair of inputs in the bounds and every output: windowed integer scan)")
 
 
 def _audit_distance(m, name, d_in):
