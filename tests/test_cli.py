@@ -56,7 +56,8 @@ def test_demo_json_end_to_end(capsys, tmp_path):
         code, out2, _ = run(capsys, "audit", mm["config"], "--json")
         assert code == 0 and json.loads(out2)["mechanism"] == mm["mechanism"]
     temp, heat = d["mechanisms"]
-    assert temp["audit"]["d_in"] == 20 and temp["audit"]["epsilon_claimed"] == 2.0
+    assert temp["audit"]["d_in"] == "all" and temp["audit"]["local_d_in"] == 20
+    assert temp["audit"]["epsilon_claimed"] == 2.0 and temp["audit"]["epsilon_d_in_1"] == 0.1
     assert temp["audit"]["epsilon_realized"] > 1.99        # the table is tight, not loose
     assert math.isclose(heat["audit"]["epsilon_realized"], math.log(3))
     assert d["builds_skipped"] == []
