@@ -359,7 +359,7 @@ def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
         ax.axhline(eps, color="tab:orange", ls="--", lw=1, label=f"± epsilon claimed = {eps:.6g} (d_in = {pl.d_in})")
         ax.axhline(-eps, color="tab:orange", ls="--", lw=1)
     else:
-        ax.plot([], [], " ", label="epsilon claimed = inf (no finite guarantee)")
+        ax.plot([], [], " ", label=f"epsilon claimed = inf (d_in = {pl.d_in}; no finite guarantee)")
     ax.axhline(0, color="gray", lw=0.5)
     wl = pl.loss[pl.worst_index]
     wy = wl if math.isfinite(wl) else math.copysign(y_inf, wl)

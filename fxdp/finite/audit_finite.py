@@ -287,14 +287,11 @@ def _witness_1d(m, s, sp, res, total, pcount, qcount):
             "output": str(Fraction(x + s) * res), "p": f"{pcount}/{total}", "p_prime": f"{qcount}/{total}"}
 
 
-def audit_laplace_1d(m, pairs=None):
-    """Exact audit of a LaplaceFixed (or the naive mechanism)."""
-    timings = {}
-    res = m.qformat.resolution
-    name = repr(m)
-    constants, cond = {}, {}
-    checked = not m.naive and m.constants is not None
-    if checked:
+def _setup_1d(m):
+    """The 1-D audit's common first steps: the measured constants (or the note that none are
+    claimed), the window check, and the exact noise distribution."""
+    timings, cond = {}, {}
+    if not m.naive and m.constants is not None:
         constants, cond, timings["constants"] = measure_constants_1d(m)
     else:
         constants = {"note": "no guarantee claimed (naive scaled-unit noise or unchecked parameters): "
@@ -305,6 +302,15 @@ def audit_laplace_1d(m, pairs=None):
     t0 = time.perf_counter()
     dist = _Dist1D(m)
     timings["noise_histogram"] = time.perf_counter() - t0
+    return constants, cond, timings, dist
+
+
+def audit_laplace_1d(m, pairs=None):
+    """Exact audit of a LaplaceFixed (or the naive mechanism)."""
+    res = m.qformat.resolution
+    name = repr(m)
+    checked = not m.naive and m.constants is not None
+    constants, cond, timings, dist = _setup_1d(m)
     t0 = time.perf_counter()
     total = dist.total
     if pairs is not None:
@@ -547,13 +553,11 @@ def _row_min_incl(row, w):
     return np.where(take, row, mn), np.where(take, idx, ag)
 
 
-def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
-    """Exact planar audit (radius bits <= PLANAR_EXACT_MAX_KR), else a labelled Monte Carlo estimate."""
-    name = repr(m)
-    res = m.qformat.resolution
+def _planar_setup(m, monte_carlo, samples, seed):
+    """The planar audit's common first steps: the measured constants (or the unchecked note),
+    the window check, and the exact (or Monte Carlo) noise distribution."""
     timings = {}
-    checked = m.constants is not None
-    if checked:
+    if m.constants is not None:
         constants, cond, extra, timings["constants"] = measure_constants_planar(m)
     else:
         constants, cond, extra = {"note": "unchecked parameters: no guarantee claimed"}, {}, {}
@@ -564,14 +568,23 @@ def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
     if monte_carlo is None:
         monte_carlo = m.kr > PLANAR_EXACT_MAX_KR
     t0 = time.perf_counter()
+    dist = _mc_dist_planar(m, samples, seed) if monte_carlo else _Dist2D(m)
+    timings["noise_histogram"] = time.perf_counter() - t0
+    return constants, cond, extra, timings, dist, monte_carlo
+
+
+def audit_planar(m, monte_carlo=None, samples=2_000_000, seed=0):
+    """Exact planar audit (radius bits <= PLANAR_EXACT_MAX_KR), else a labelled Monte Carlo estimate."""
+    name = repr(m)
+    res = m.qformat.resolution
+    timings = {}
+    checked = m.constants is not None
+    constants, cond, extra, timings, dist, monte_carlo = _planar_setup(m, monte_carlo, samples, seed)
     if monte_carlo:
-        dist = _mc_dist_planar(m, samples, seed)
         method = (f"Monte Carlo ESTIMATE from {samples} draws of the Numba sampler (not a certificate; "
                   f"cells with fewer than 100 draws on either side ignored)")
     else:
-        dist = _Dist2D(m)
         method = f"exact (all 2^{m.ka + 2 * m.kr} uniform triples; offsets x disk window)"
-    timings["noise_histogram"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     total = dist.total
     R = dist.R
@@ -732,15 +745,7 @@ def _all_report(m, ratio, witness, method, constants, cond, timings, extra, boun
 def audit_laplace_1d_all(m):
     """Exact realized local epsilon of a 1-D LaplaceFixed (every pair of inputs in [m, M])."""
     from . import bounds as bd
-    timings, constants, cond = {}, {}, {}
-    if not m.naive and m.constants is not None:
-        constants, cond, timings["constants"] = measure_constants_1d(m)
-    if m.hi - m.lo + m.step > MAX_WINDOW_1D:
-        raise ValueError(f"audit: (M - m + L) = {m.hi - m.lo + m.step} raw units exceeds {MAX_WINDOW_1D}; "
-                         f"use fewer fractional bits or a narrower box")
-    t0 = time.perf_counter()
-    dist = _Dist1D(m)
-    timings["noise_histogram"] = time.perf_counter() - t0
+    constants, cond, timings, dist = _setup_1d(m)
     t0 = time.perf_counter()
     res, R, total = m.qformat.resolution, dist.R, dist.total
     clamp = m.trunc_code == 1
@@ -780,25 +785,13 @@ def audit_planar_all(m, monte_carlo=None, samples=2_000_000, seed=0):
     """Exact realized local epsilon of a PlanarLaplaceFixed (every pair of inputs in the box);
     beyond PLANAR_EXACT_MAX_KR radius bits a labelled Monte Carlo estimate (not a certificate)."""
     from . import bounds as bd
-    timings, constants, cond, extra = {}, {}, {}, {}
-    if m.constants is not None:
-        constants, cond, extra, timings["constants"] = measure_constants_planar(m)
-    if m.hi - m.lo + m.step > MAX_WINDOW_PLANAR:
-        raise ValueError(f"planar audit: (M - m + L) = {m.hi - m.lo + m.step} raw units exceeds "
-                         f"{MAX_WINDOW_PLANAR} (2-D arrays of its square); use fewer fractional bits or a "
-                         f"smaller box")
-    if monte_carlo is None:
-        monte_carlo = m.kr > PLANAR_EXACT_MAX_KR
-    t0 = time.perf_counter()
+    constants, cond, extra, timings, dist, monte_carlo = _planar_setup(m, monte_carlo, samples, seed)
     if monte_carlo:
-        dist = _mc_dist_planar(m, samples, seed)
         method = (f"Monte Carlo ESTIMATE from {samples} draws of the Numba sampler (not a certificate; "
                   f"cells with fewer than 100 draws ignored); every pair of inputs in the box")
     else:
-        dist = _Dist2D(m)
         method = (f"exact (all 2^{m.ka + 2 * m.kr} uniform triples; every pair of inputs in the box: "
                   f"windowed max / min per output)")
-    timings["noise_histogram"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     res, R, total = m.qformat.resolution, dist.R, dist.total
     p = np.ascontiguousarray(dist.cells()).astype(np.int64)
