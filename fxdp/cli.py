@@ -60,13 +60,13 @@ def cmd_audit(args):
 
 
 def cmd_simulate(args):
-    from .config import load_config
+    from .config import MAX_DEVICES, load_config
     from .fleet import estimate_rows, simulate_fleet
     cfg = load_config(args.config)
+    if args.devices is not None and not 1 <= args.devices <= MAX_DEVICES:
+        raise ValueError(f"--devices must be an integer in [1, {MAX_DEVICES}], got {args.devices}")
     devices = args.devices if args.devices is not None else int(cfg.simulation.get("devices", 100_000))
     seed = cfg.seed(args.seed)
-    if devices < 1:
-        raise ValueError(f"--devices must be >= 1, got {devices}")
     m = cfg.mechanism
     if args.write_reports:
         m.report_layout()                      # no wire format: fail before the simulation

@@ -258,3 +258,30 @@ def test_cli_kind_without_a_protocol_hook_is_a_clean_error(tmp_path, capsys):
     assert main(["simulate", str(cfg), "--values", str(vals)]) == 2
     err = capsys.readouterr().err
     assert "no true statistic" in err and "Traceback" not in err
+
+
+# --- issue 28, part 4: silent wrong answers -------------------------------------------------
+
+@pytest.mark.parametrize("devices", ["0", "1000000001", "2000000000"])
+def test_simulate_devices_flag_has_the_config_cap(capsys, tmp_path, devices):
+    """--devices and [simulation] devices share one cap (fxdp.config.MAX_DEVICES), refused before
+    anything is drawn or allocated."""
+    from fxdp.config import MAX_DEVICES
+    assert MAX_DEVICES == 10 ** 9
+    code, out, err = run(capsys, "simulate", write(tmp_path, RR), "--devices", devices)
+    assert code == 2 and out == ""
+    assert err.strip() == f"fxdp simulate: error: --devices must be an integer in [1, 1000000000], got {devices}"
+    cfg = write(tmp_path, RR + f"[simulation]\ndevices = {devices}\n", "cap.toml")
+    code, _, err = run(capsys, "simulate", cfg)
+    assert code == 2 and "[simulation] devices must be an integer in [1, 1000000000]" in err
+
+
+def test_seed_range_is_written_as_a_power_of_two(capsys, tmp_path):
+    code, _, err = run(capsys, "simulate", write(tmp_path, RR), "--devices", "10", "--seed", "-1")
+    assert code == 2 and err.strip() == "fxdp simulate: error: seed must be an integer in [0, 2^256 - 1], got -1"
+    code, _, err = run(capsys, "simulate", write(tmp_path, RR), "--devices", "10", "--seed", str(1 << 256))
+    assert code == 2 and "seed must be an integer in [0, 2^256 - 1]" in err
+    cfg = write(tmp_path, RR + "[simulation]\nseed = -1\n", "seed.toml")
+    code, _, err = run(capsys, "audit", cfg)
+    assert code == 2 and "[simulation] seed must be an integer in [0, 2^256 - 1], got -1" in err
+    assert not re.search(r"\d{20}", err)
