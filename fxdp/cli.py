@@ -10,7 +10,8 @@
     fxdp targets [--json]
 
 JSON output (--json) is one object per command; its keys are stable
-(docs/cli.md).  Errors print one line to stderr and exit with status 2.
+(docs/cli.md).  Errors print one line to stderr and exit with status 2.  When the reader of stdout
+closes early (`| head`), the command stops quietly with status 141 (128 + SIGPIPE).
 """
 from __future__ import annotations
 
@@ -399,11 +400,32 @@ def build_parser():
     return p
 
 
+# Exit status when the reader of stdout goes away early (`fxdp simulate CONFIG | head -2`): 128 +
+# SIGPIPE, what a shell reports for a Unix tool that SIGPIPE ended; quiet, like those tools.
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_gone():
+    """After a BrokenPipeError on stdout: point stdout at /dev/null, so that the interpreter's final
+    flush cannot fail again (the Python docs' recipe, "Note on SIGPIPE")."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):      # stdout without a file descriptor
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     from .dask_engine import ClusterError      # imports no Dask (that waits for --engine dask)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()                     # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:                    # no command writes to another pipe: stdout's reader left
+        return _stdout_gone()
     except (ValueError, TypeError, OSError, ImportError, NotImplementedError, ClusterError) as exc:
         # NotImplementedError: a kind without the requested protocol hook (e.g. full RAPPOR has
         # no true statistic of arbitrary --values); ClusterError: devices or reports unaccounted for

@@ -285,3 +285,33 @@ def test_seed_range_is_written_as_a_power_of_two(capsys, tmp_path):
     code, _, err = run(capsys, "audit", cfg)
     assert code == 2 and "[simulation] seed must be an integer in [0, 2^256 - 1], got -1" in err
     assert not re.search(r"\d{20}", err)
+
+
+@pytest.mark.parametrize("argv", [["mechanisms", "--json"], ["targets"]])
+def test_closed_stdout_exits_quietly_with_141(argv):
+    """`fxdp ... | head -1`: the reader goes away before fxdp writes; fxdp stops quietly with status 141
+    (128 + SIGPIPE, as a shell reports for Unix tools), no `error: [Errno 32] Broken pipe`, no
+    traceback.  The pipe's read end is closed before the child starts: the write must fail."""
+    import os
+    r, w = os.pipe()
+    os.close(r)                                   # the reader that closed early
+    try:
+        p = subprocess.run([sys.executable, "-m", "fxdp"] + argv, stdout=w, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    finally:
+        os.close(w)
+    assert p.returncode == 141 and p.stderr == ""
+
+
+def test_head_reads_two_lines_of_simulate(tmp_path):
+    """The user's pipeline, `fxdp simulate CONFIG | head -2`, through a shell: head prints two lines,
+    fxdp exits 141 without a message, and a large output (--json of 40 categories) behaves the same."""
+    cats = ", ".join(f'"c{i}"' for i in range(40))
+    cfg = write(tmp_path, f'[mechanism]\nkind = "randomized_response"\ncategories = [{cats}]\nprob = 0.5\n')
+    for extra in ("", " --json"):
+        p = subprocess.run(["bash", "-c", f'set -o pipefail; "{sys.executable}" -m fxdp simulate {cfg} '
+                                          f'--devices 2000{extra} | head -2; echo "status ${{PIPESTATUS[0]}}" >&2'],
+                           capture_output=True, text=True, timeout=300)
+        assert len(p.stdout.splitlines()) == 2
+        assert "Broken pipe" not in p.stderr and "Traceback" not in p.stderr
+        assert p.stderr.strip().splitlines()[-1] in ("status 141", "status 0")   # 0: head read it all first
