@@ -2,7 +2,7 @@
 
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
-    fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
+    fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
@@ -79,9 +79,11 @@ def cmd_simulate(args):
             raise ValueError(f"--devices {args.devices} but {args.values} holds {len(values)} values "
                              "(leave --devices out: every value is one device)")
         devices = len(values)
-        population = population_from_values(m, values)
+        population = population_from_values(m, values, clamp=args.clamp, source=str(args.values))
     elif args.column:
         raise ValueError("--column applies to --values")
+    elif args.clamp:
+        raise ValueError("--clamp applies to --values")
     client = _dask_client(args)
     if client is not None:
         if args.write_reports:
@@ -100,6 +102,8 @@ def cmd_simulate(args):
            "stream_version": seed.stream_version, "epsilon": m.epsilon,
            "seconds": seconds, "estimates": rows,
            "population": str(args.values) if args.values else "synthetic", "engine": args.engine}
+    if args.clamp:
+        out["clamped"] = population.clamped
     if args.write_reports:
         from .reportfiles import guess_format, write_reports
         write_reports(m, reports, args.write_reports, args.format)
@@ -111,7 +115,9 @@ def cmd_simulate(args):
         print(f"{repr(m)}: {devices:,} devices, seed {seed.value} (stream version {seed.stream_version}), "
               f"epsilon {m.epsilon:.6g}, {seconds:.2f} s")
         if args.values:
-            print(f"  true values from {args.values}")
+            print(f"  true values from {args.values}"
+                  + (f"; {population.clamped:,} clamped into the input range (the truth is the clamped "
+                     "values')" if args.clamp else ""))
         if args.write_reports:
             print(f"  reports written to {args.write_reports} ({out['reports_file']['format']}, "
                   f"fingerprint {out['reports_file']['fingerprint']})")
@@ -349,6 +355,9 @@ def build_parser():
                    help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device each")
     s.add_argument("--column", action="append", metavar="NAME",
                    help="column of --values (repeat for several: an n x c input), default every column")
+    s.add_argument("--clamp", action="store_true",
+                   help="with --values: clamp values outside the mechanism's input range into it (as a release "
+                        "does) and compare with the clamped truth; default: refuse them")
     s.add_argument("--write-reports", dest="write_reports", metavar="FILE",
                    help="write the simulated reports to FILE (docs/wire.md; format from --format or the extension)")
     s.add_argument("--format", choices=["bin", "csv", "parquet"],

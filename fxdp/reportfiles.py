@@ -16,6 +16,7 @@ file is never held in memory whole; nothing is estimated unless every file reads
 from __future__ import annotations
 
 import csv
+import math
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,24 @@ def guess_format(path, fmt=None):
     return {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "bin")
 
 
+def check_file(path, what):
+    """path as a Path if it names a regular file; else an OSError saying what it is instead (what:
+    "report file", "values file")."""
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{what} {p} is a directory, not a file")
+    if not p.exists():
+        raise FileNotFoundError(f"{what} not found: {p}")
+    if not p.is_file():
+        raise OSError(f"{what} {p} is not a regular file")
+    return p
+
+
+def _not_text(path, exc, fmt_hint):
+    return ValueError(f"{path}: not a UTF-8 text file (byte {exc.object[exc.start:exc.start + 1]!r} at offset "
+                      f"{exc.start} of a block), so not CSV{fmt_hint}")
+
+
 def _pyarrow():
     try:
         import pyarrow
@@ -57,9 +76,17 @@ def _table_chunk(m, layout, mat, first, path, line_of):
 
 
 def iter_csv(m, path, chunk=CHUNK):
+    try:
+        yield from _iter_csv(m, path, chunk)
+    except UnicodeDecodeError as exc:
+        raise _not_text(path, exc, " (read as CSV by --format csv or the .csv extension; a wire-format file "
+                                   "is --format bin)") from None
+
+
+def _iter_csv(m, path, chunk):
     layout = m.report_layout()
     cols = layout.columns()
-    with open(path, newline="") as f:
+    with open(path, newline="", encoding="utf-8-sig") as f:
         reader = csv.reader(f)
         head = next(reader, None)
         if head is None:
@@ -167,8 +194,7 @@ def estimate_files(m, paths, fmt=None, truth=None, progress=None, chunk=CHUNK):
     if not paths:
         raise ValueError("give at least one report file")
     for p in paths:
-        if not p.is_file():
-            raise FileNotFoundError(f"report file not found: {p}")
+        check_file(p, "report file")
     t0 = time.perf_counter()
     stat = m.report_statistic()
     sizes = [p.stat().st_size for p in paths]
@@ -199,52 +225,37 @@ def _cell(text):
     if low in ("true", "false"):
         return low == "true"
     try:
-        return int(t)
+        v = int(t)
     except ValueError:
         raise ValueError(f"not an integer or true/false: {t[:40]!r}") from None
+    if not -(1 << 63) <= v < 1 << 63:
+        raise ValueError(f"{t[:40]} does not fit an int64 (device form)")
+    return v
 
 
 def load_values(path, columns=None):
     """True values from a file: .npy (the array as saved), .csv or .parquet (the named columns,
     default every column; one column gives shape (n,), several (n, c)).  CSV cells are integers
-    or true/false.  ValueError naming the file, line and column on anything else."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"values file not found: {path}")
+    or true/false; a file's columns are all true/false (a bool array) or all integers.  ValueError
+    naming the file, line and column on anything else."""
+    path = check_file(path, "values file")
     ext = path.suffix.lower()
     if ext == ".npy":
-        arr = np.load(path, allow_pickle=False)
         if columns:
             raise ValueError("--column applies to CSV and Parquet files, not .npy")
+        arr = _load_npy(path)
     elif ext == ".csv":
-        with open(path, newline="") as f:
-            reader = csv.reader(f)
-            head = next(reader, None)
-            if head is None:
-                raise ValueError(f"{path}: empty file (want a header row naming the columns)")
-            head = [h.strip() for h in head]
-            names = list(columns) if columns else head
-            missing = [c for c in names if c not in head]
-            if missing:
-                raise ValueError(f"{path}: no column {missing[0]!r}; the columns are {', '.join(head)}")
-            idx = [head.index(c) for c in names]
-            rows = []
-            for line, row in enumerate(reader, start=2):
-                try:
-                    rows.append([_cell(row[i]) for i in idx])
-                except IndexError:
-                    raise ValueError(f"{path}: line {line}: {len(row)} cells, the header has {len(head)}") from None
-                except ValueError as exc:
-                    raise ValueError(f"{path}: line {line}: {exc}") from None
-        arr = np.array(rows, dtype=bool if rows and all(isinstance(v, bool) for v in rows[0]) else np.int64)
-        arr = arr.reshape(len(rows), len(names))
-        if len(names) == 1:
-            arr = arr.reshape(-1)
+        try:
+            arr = _load_csv_values(path, columns)
+        except UnicodeDecodeError as exc:
+            raise _not_text(path, exc, " (a .csv values file is text: a header row, then one device per line)") from None
     elif ext in (".parquet", ".pq"):
         _pyarrow()
         import pyarrow.parquet as pq
         table = pq.read_table(path, columns=list(columns) if columns else None)
-        cols = [table.column(c).to_numpy(zero_copy_only=False) for c in table.column_names]
+        names = list(table.column_names)
+        cols = [table.column(c).to_numpy(zero_copy_only=False) for c in names]
+        _same_kind(path, names, [c.dtype.kind == "b" for c in cols])
         arr = cols[0] if len(cols) == 1 else np.column_stack(cols)
     else:
         raise ValueError(f"{path}: values must be a .npy, .csv or .parquet file")
@@ -255,8 +266,147 @@ def load_values(path, columns=None):
     return arr
 
 
-def population_from_values(m, values):
-    """(values, truth) for fxdp.fleet.simulate_fleet: the given true values and
-    m.true_statistic of them (ValueError, before any draw, if m refuses them)."""
+def _load_npy(path):
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    if magic != b"\x93NUMPY":
+        raise ValueError(f"{path}: not a valid .npy file (it does not start with the .npy magic b'\\x93NUMPY'; "
+                         "numpy.save writes one)")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise ValueError(f"{path}: the .npy file holds Python objects (pickled data), which fxdp does not "
+                             "load: save an integer or boolean array") from None
+        raise ValueError(f"{path}: not a valid .npy file ({exc})") from None
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{path}: not a valid .npy file ({exc})") from None
+
+
+def _same_kind(path, names, is_bool):
+    """A file's columns must all be true/false or all integers (one device form, one dtype)."""
+    if any(is_bool) and not all(is_bool):
+        b = [n for n, x in zip(names, is_bool) if x]
+        i = [n for n, x in zip(names, is_bool) if not x]
+        raise ValueError(f"{path}: column(s) {', '.join(b)} hold true/false but {', '.join(i)} hold integers: "
+                         "the columns of one input must all be booleans or all integers")
+
+
+def _load_csv_values(path, columns):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f)
+        head = next(reader, None)
+        if head is None:
+            raise ValueError(f"{path}: empty file (want a header row naming the columns)")
+        head = [h.strip() for h in head]
+        names = list(columns) if columns else head
+        missing = [c for c in names if c not in head]
+        if missing:
+            raise ValueError(f"{path}: no column {missing[0]!r}; the columns are {', '.join(head)}")
+        idx = [head.index(c) for c in names]
+        rows, kinds = [], None
+        for line, row in enumerate(reader, start=2):
+            try:
+                cells = [_cell(row[i]) for i in idx]
+            except IndexError:
+                raise ValueError(f"{path}: line {line}: {len(row)} cells, the header has {len(head)}") from None
+            except ValueError as exc:
+                raise ValueError(f"{path}: line {line}: {exc}") from None
+            k = [isinstance(v, bool) for v in cells]
+            if kinds is None:
+                kinds = k
+                _same_kind(path, names, kinds)
+            elif k != kinds:
+                j = next(j for j in range(len(k)) if k[j] != kinds[j])
+                raise ValueError(f"{path}: line {line}: column {names[j]} holds "
+                                 + ("true/false" if k[j] else "an integer")
+                                 + f", line 2 {'an integer' if k[j] else 'true/false'}: a column holds booleans or "
+                                 "integers, not both")
+            rows.append(cells)
+    arr = np.array(rows, dtype=bool if kinds and all(kinds) else np.int64)
+    arr = arr.reshape(len(rows), len(names))
+    return arr.reshape(-1) if len(names) == 1 else arr
+
+
+class Population(tuple):
+    """(values, truth), what fxdp.fleet.simulate_fleet takes as its population; ``clamped``: how many
+    values population_from_values(clamp=True) clamped into the mechanism's input range."""
+
+    def __new__(cls, values, truth, clamped=0):
+        self = super().__new__(cls, (values, truth))
+        self.clamped = int(clamped)
+        return self
+
+    values = property(lambda self: self[0])
+    truth = property(lambda self: self[1])
+
+
+def _fmt(v):
+    from fractions import Fraction
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return str(v.numerator)
+    return str(v)
+
+
+def check_value_range(m, values, clamp=False, source="values"):
+    """(values, clamped): the true values checked against m.input_range() (the protocol: the range
+    a release uses a value in as it is, and clamps it into otherwise).  Outside it: a ValueError with
+    the count, the first offending row (index and value) and the range; clamp=True clamps them
+    instead and returns how many values it clamped.  Booleans are refused by a kind with a numeric
+    range (booleans are not readings)."""
+    check_mechanism(m, "check_value_range")
+    r = m.input_range()
+    arr = np.asarray(values)
+    if r is None:
+        return arr, 0
+    lo_v, hi_v = r.lo, r.hi
+    per_column = isinstance(lo_v, (list, tuple))
+    text = (f"[{_fmt(lo_v)}, {_fmt(hi_v)}]" if not per_column else
+            "per column " + ", ".join(f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(lo_v, hi_v)))
+    if arr.dtype == bool:
+        raise ValueError(f"{source}: true/false values, but {m.kind} takes numbers in {text} ({r.parameter}); "
+                         "booleans are not readings: give the numbers themselves")
+    if arr.dtype.kind not in "iuf":
+        return arr, 0                          # the mechanism's own checks name what is wrong
+    los = list(lo_v) if per_column else [lo_v]
+    his = list(hi_v) if per_column else [hi_v]
+    if arr.dtype.kind in "iu":                 # exact: an integer v < lo iff v < ceil(lo)
+        i64 = (-(1 << 63), (1 << 63) - 1)
+        lo_c = np.array([min(max(math.ceil(v), i64[0]), i64[1]) for v in los], dtype=np.int64)
+        hi_c = np.array([min(max(math.floor(v), i64[0]), i64[1]) for v in his], dtype=np.int64)
+    else:
+        lo_c = np.array([float(v) for v in los])
+        hi_c = np.array([float(v) for v in his])
+    if not per_column:
+        lo_c, hi_c = lo_c[0], hi_c[0]
+    bad = (arr < lo_c) | (arr > hi_c)
+    count = int(bad.sum())
+    if count == 0:
+        return arr, 0
+    if not clamp:
+        rows = bad if bad.ndim == 1 else bad.any(axis=tuple(range(1, bad.ndim)))
+        i = int(np.argmax(rows))
+        v = arr[i].tolist()
+        raise ValueError(f"{source}: {count:,} of {arr.size:,} values lie outside {text}, the input range of "
+                         f"{m.kind} ({r.parameter}); the first is row {i}: {v}.  A release clamps such a value "
+                         "into the range, so the estimate would not estimate these values: correct them, or "
+                         "clamp them (fxdp simulate --clamp; clamp=True) and compare with the clamped truth")
+    exact = all(v == math.floor(v) for v in los + his) and arr.dtype.kind in "iu"
+    lo_f = lo_c if exact else np.asarray([float(v) for v in los]) if per_column else float(los[0])
+    hi_f = hi_c if exact else np.asarray([float(v) for v in his]) if per_column else float(his[0])
+    out = np.clip(arr if exact else arr.astype(np.float64), lo_f, hi_f)
+    return out, count
+
+
+def population_from_values(m, values, clamp=False, source="values"):
+    """A Population (values, truth) for fxdp.fleet.simulate_fleet: the given true values and
+    m.true_statistic of them (ValueError, before any draw, if m refuses them).  Values outside
+    m.input_range() are refused (check_value_range), or with clamp=True clamped, the truth computed
+    on the clamped values (what the estimate estimates) and their count in ``.clamped``."""
     check_mechanism(m, "population_from_values")
-    return values, m.true_statistic(values)
+    values, clamped = check_value_range(m, values, clamp, source)
+    try:
+        truth = m.true_statistic(values)
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+    return Population(values, truth, clamped)

@@ -315,3 +315,85 @@ def test_head_reads_two_lines_of_simulate(tmp_path):
         assert len(p.stdout.splitlines()) == 2
         assert "Broken pipe" not in p.stderr and "Traceback" not in p.stderr
         assert p.stderr.strip().splitlines()[-1] in ("status 141", "status 0")   # 0: head read it all first
+
+
+GEO_T = '[mechanism]\nkind = "geometric"\nscale = 2\nbounds = [10, 30]\nconstant_time = true\n'
+
+
+def test_simulate_values_outside_the_bounds_are_refused(capsys, tmp_path):
+    """Values outside a bounded geometric's bounds were clamped by the release but compared with the
+    unclamped truth (estimate ~90 standard errors off): refused, with the count, the first offending
+    row and the range, before any draw."""
+    import numpy as np
+    vals = tmp_path / "t.npy"
+    np.save(vals, np.array([12, 20, 35, 9, 30, 10]))
+    code, out, err = run(capsys, "simulate", write(tmp_path, GEO_T), "--values", str(vals))
+    assert code == 2 and out == ""
+    assert "2 of 6 values lie outside [10, 30]" in err and "(bounds = [10, 30])" in err
+    assert "the first is row 2: 35" in err and "--clamp" in err
+    # a numeric reading kind (lo, hi): the same, through the same protocol hook
+    duchi = write(tmp_path, '[mechanism]\nkind = "duchi"\nlo = 10\nhi = 30\nepsilon = 1\n', "duchi.toml")
+    code, _, err = run(capsys, "simulate", duchi, "--values", str(vals))
+    assert code == 2 and "2 of 6 values lie outside [10, 30]" in err and "(lo = 10, hi = 30)" in err
+
+
+def test_simulate_clamp_compares_with_the_clamped_truth(capsys, tmp_path):
+    import numpy as np
+    vals = np.r_[np.full(3000, 0), np.full(3000, 20), np.full(2000, 45)]      # 5000 outside [10, 30]
+    path = tmp_path / "t.csv"
+    path.write_text("temp\n" + "\n".join(str(v) for v in vals) + "\n")
+    code, out, _ = run(capsys, "simulate", write(tmp_path, GEO_T), "--values", str(path), "--clamp", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["clamped"] == 5000 and d["devices"] == 8000
+    (row,) = d["estimates"]
+    assert row["true"] == np.clip(vals, 10, 30).mean() == 18.75          # not the unclamped 24.375
+    assert abs(row["estimate"] - row["true"]) < 5 * row["stderr"]
+    code, out, _ = run(capsys, "simulate", write(tmp_path, GEO_T), "--values", str(path), "--clamp")
+    assert code == 0 and "5,000 clamped into the input range" in out
+    code, _, err = run(capsys, "simulate", write(tmp_path, GEO_T), "--clamp", "--devices", "10")
+    assert code == 2 and "--clamp applies to --values" in err
+
+
+def test_population_from_values_python_side():
+    import numpy as np
+    from fxdp.reportfiles import population_from_values
+    m = fxdp.make_geometric(2, bounds=(10, 30), constant_time=True)
+    with pytest.raises(ValueError, match=r"1 of 3 values lie outside \[10, 30\].*row 1: 31"):
+        population_from_values(m, np.array([10, 31, 30]))
+    pop = population_from_values(m, np.array([10, 31, 30]), clamp=True)
+    assert pop.clamped == 1 and pop.values.tolist() == [10, 30, 30] and pop.truth == pytest.approx(70 / 3)
+    values, truth = pop                                    # what simulate_fleet unpacks
+    assert truth == pop.truth
+    # vector form: rows of d values, the offending row shown whole
+    mv = fxdp.make_geometric(2, bounds=(0, 5), vector=True)
+    with pytest.raises(ValueError, match=r"1 of 4 values .* row 1: \[6, 0\]"):
+        population_from_values(mv, np.array([[1, 2], [6, 0]]))
+    # an unbounded lazy geometric clamps nothing: every int64 passes
+    assert population_from_values(fxdp.make_geometric(2), np.array([-10 ** 12, 10 ** 12])).clamped == 0
+
+
+def test_booleans_are_not_readings(capsys, tmp_path):
+    """A true/false column fed to a numeric kind is refused (True is not 1 degree); numbers other
+    than 0/1 fed to binary randomized response are refused; a column may not mix the two."""
+    bools = tmp_path / "b.csv"
+    bools.write_text("heating\ntrue\nfalse\ntrue\n")
+    code, _, err = run(capsys, "simulate", write(tmp_path, GEO_T), "--values", str(bools))
+    assert code == 2 and "true/false values, but geometric takes numbers in [10, 30]" in err
+    lazy = write(tmp_path, '[mechanism]\nkind = "geometric"\nscale = 2\n', "lazy.toml")
+    code, _, err = run(capsys, "simulate", lazy, "--values", str(bools))
+    assert code == 2 and "booleans are not readings" in err
+    code, out, _ = run(capsys, "simulate", write(tmp_path, RR, "rr.toml"), "--values", str(bools), "--json")
+    assert code == 0 and json.loads(out)["estimates"][0]["true"] == pytest.approx(2 / 3)
+    nums = tmp_path / "n.csv"
+    nums.write_text("heating\n1\n0\n2\n")
+    code, _, err = run(capsys, "simulate", write(tmp_path, RR, "rr.toml"), "--values", str(nums))
+    assert code == 2 and str(nums) in err and "[0, 1], got 2" in err
+    mixed = tmp_path / "m.csv"
+    mixed.write_text("a\ntrue\n3\n")
+    code, _, err = run(capsys, "simulate", lazy, "--values", str(mixed))
+    assert code == 2 and "line 3: column a holds an integer" in err
+    two = tmp_path / "two.csv"
+    two.write_text("a,b\ntrue,3\n")
+    code, _, err = run(capsys, "simulate", lazy, "--values", str(two))
+    assert code == 2 and "column(s) a hold true/false but b hold integers" in err

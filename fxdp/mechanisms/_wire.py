@@ -313,7 +313,10 @@ def _iter_chunks(layout, f, name, chunk_records):
             crc = zlib.crc32(data, crc)
             recs = np.frombuffer(data, dtype=np.uint8).reshape(k, rb)
             base = first + done * rb
-            vals = layout.unpack(recs, index, offset_of=lambda i, base=base: base + i * rb)
+            try:
+                vals = layout.unpack(recs, index, offset_of=lambda i, base=base: base + i * rb)
+            except WireError as exc:                 # every decode error starts with the source's name
+                raise WireError(f"{name}: {exc}") from None
             yield index, vals
             done += k
             index += k

@@ -35,7 +35,8 @@ Estimation
     truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
     devices, seed)``: (true values in device form, true statistic) for the
     demo, ``fxdp simulate`` and the error plot; ``true_statistic(values)``: that statistic
-    of given true values (``fxdp simulate --values``).  Frequency oracles also give
+    of given true values (``fxdp simulate --values``); ``input_range()``: an ``InputRange``, the range
+    outside which a release clamps a true value (None: it clamps nothing).  Frequency oracles also give
     ``frequency_support(reports)``: an ``fxdp.reports.Support`` (per-item
     support counts and the exact support probabilities p, q), on which
     ``fxdp.estimate.ibu`` and the generic unbiased estimator run.
@@ -104,6 +105,21 @@ Plots
 from __future__ import annotations
 
 from ..bitsource import BitSource, default_source
+
+
+class InputRange:
+    """The range a true value's elements must lie in for a release to use them as they are (a
+    release clamps one outside it into it): lo, hi numbers in the form ``simulate`` takes (ints,
+    Fractions), or per-column sequences; parameter: the constructor keyword(s) that set it, as
+    the user wrote them (``"bounds = [10, 30]"``), for messages."""
+
+    __slots__ = ("lo", "hi", "parameter")
+
+    def __init__(self, lo, hi, parameter):
+        self.lo, self.hi, self.parameter = lo, hi, parameter
+
+    def __repr__(self):
+        return f"InputRange({self.lo!r}, {self.hi!r}, {self.parameter!r})"
 
 
 def check_mechanism(m, what):
@@ -211,6 +227,13 @@ class Mechanism:
     def synthetic_population(self, devices, seed):
         """(true inputs in device form, true statistic): a seeded synthetic population."""
         raise NotImplementedError(f"{self.kind}: no synthetic population")
+
+    def input_range(self):
+        """An InputRange: where a release uses a true value as it is and outside which it clamps
+        it (bounds, a reading range); ``fxdp simulate --values`` refuses values outside it unless
+        --clamp.  None (default): the family clamps nothing (fleet_inputs refuses what lies outside
+        its domain: booleans, indices, bits)."""
+        return None
 
     def true_statistic(self, values):
         """The statistic estimate() estimates, computed exactly on true inputs (as simulate takes

@@ -147,6 +147,14 @@ class Geometric(Mechanism):
         self.check_in_bounds(x, "x")
         return x
 
+    def input_range(self):
+        """The bounds (a release clamps an input into them); without bounds, int64 (nothing clamps)."""
+        from .base import InputRange
+        lo, hi = self.bounds
+        if self._args["bounds"] is None:
+            return InputRange(lo, hi, "int64: no bounds")
+        return InputRange(lo, hi, f"bounds = [{lo}, {hi}]")
+
     def check_in_bounds(self, x, name="x"):
         """strict=True: ValueError if an input lies outside the bounds, naming it (with its
         index for a vector or an array), its value and the bounds.  x: an int, a sequence
