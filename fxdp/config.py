@@ -135,6 +135,10 @@ def load_config(path):
             data = tomllib.load(fh)
     except FileNotFoundError:
         raise ValueError(f"config: no such file {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"config: {path} is a directory, not a TOML file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"config: {path} is not a UTF-8 text file, so not TOML (a report or values file?)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"config: {path} is not valid TOML: {exc}") from None
     return config_from_dict(data, path)

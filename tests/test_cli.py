@@ -397,3 +397,49 @@ def test_booleans_are_not_readings(capsys, tmp_path):
     two.write_text("a,b\ntrue,3\n")
     code, _, err = run(capsys, "simulate", lazy, "--values", str(two))
     assert code == 2 and "column(s) a hold true/false but b hold integers" in err
+
+
+def test_error_messages_name_the_file_and_the_parameter(capsys, tmp_path):
+    """Each error names the file (and says what it is instead) or the parameter the user wrote."""
+    import numpy as np
+    cfg = write(tmp_path, KARY)
+    reports = tmp_path / "r.bin"
+    assert run(capsys, "simulate", cfg, "--devices", "300", "--write-reports", str(reports))[0] == 0
+    data = bytearray(reports.read_bytes())
+    data[30] = 0xFF                                   # a record with padding bits set (CRC checked later)
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(bytes(data))
+    code, _, err = run(capsys, "estimate", cfg, str(bad))
+    assert code == 2 and err.startswith(f"fxdp estimate: error: {bad}: record 6 at byte offset 30: padding")
+    # a wire-format file read as CSV, and a binary values file named .csv: no raw UnicodeDecodeError
+    code, _, err = run(capsys, "estimate", cfg, str(reports), "--format", "csv")
+    assert code == 2 and f"{reports}: not a UTF-8 text file" in err and "'utf-8' codec" not in err
+    binary_csv = tmp_path / "v.csv"
+    binary_csv.write_bytes(reports.read_bytes())
+    code, _, err = run(capsys, "simulate", cfg, "--values", str(binary_csv))
+    assert code == 2 and f"{binary_csv}: not a UTF-8 text file" in err
+    # a directory where a file is wanted
+    d = tmp_path / "dir.bin"
+    d.mkdir()
+    for argv, what in ((["estimate", cfg, str(d)], "report file"), (["simulate", cfg, "--values", str(d)], "values file"),
+                       (["audit", str(d)], "config:")):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and what in err and "is a directory" in err and "not found" not in err
+    # a file named .npy that is not one, and a pickled one
+    fake = tmp_path / "fake.npy"
+    fake.write_bytes(b"temperature\n21\n")
+    code, _, err = run(capsys, "simulate", cfg, "--values", str(fake))
+    assert code == 2 and f"{fake}: not a valid .npy file" in err and "allow_pickle" not in err
+    obj = tmp_path / "obj.npy"
+    np.save(obj, np.array([1, "a"], dtype=object), allow_pickle=True)
+    code, _, err = run(capsys, "simulate", cfg, "--values", str(obj))
+    assert code == 2 and "holds Python objects" in err and "allow_pickle" not in err
+    # a binary file given as the config
+    code, _, err = run(capsys, "audit", str(reports))
+    assert code == 2 and "not a UTF-8 text file, so not TOML" in err
+    # the geometric's table names `bounds`, the key the user wrote, not the sampler's input_bounds
+    wide = write(tmp_path, '[mechanism]\nkind = "geometric"\nscale = 1\nbounds = [0, 100000]\nconstant_time = true\n',
+                 "wide.toml")
+    code, _, err = run(capsys, "audit", wide)
+    assert code == 2 and "bounds too wide for a table" in err and "narrow bounds" in err
+    assert "input_bounds" not in err and "output_bounds" not in err

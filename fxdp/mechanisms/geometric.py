@@ -107,7 +107,8 @@ class Geometric(Mechanism):
             self.s, self.t = realize_scale(self.scale)
             self.scale_realized = Fraction(self.t, self.s)
             if constant_time:
-                self.table = make_bounded_laplace_table(self.scale_realized, self.bounds, self.bounds, k=self.bits)
+                self.table = make_bounded_laplace_table(self.scale_realized, self.bounds, self.bounds, k=self.bits,
+                                                        names=("bounds", "bounds"))
         else:
             self.scale_realized = Fraction(0)
 
