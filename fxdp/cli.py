@@ -3,7 +3,7 @@
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
-    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
+    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--json]
     fxdp audit CONFIG [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--json]
@@ -137,11 +137,12 @@ def cmd_estimate(args):
     if client is not None:
         from .dask_engine import estimate_dask
         try:
-            out = estimate_dask(m, args.reports, client, args.format)
+            out = estimate_dask(m, args.reports, client, args.format, allow_duplicates=args.allow_duplicates)
         finally:
             client.close()
     else:
-        out = estimate_files(m, args.reports, args.format, progress=False if args.json else None)
+        out = estimate_files(m, args.reports, args.format, progress=False if args.json else None,
+                             allow_duplicates=args.allow_duplicates)
         out["engine"] = "local"
     if args.json:
         _print_json(out)
@@ -370,6 +371,9 @@ def build_parser():
     es.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (docs/wire.md)")
     es.add_argument("--format", choices=["bin", "csv", "parquet"],
                     help="file format (default: .csv, .parquet by extension, else bin)")
+    es.add_argument("--allow-duplicates", dest="allow_duplicates", action="store_true",
+                    help="accept a file given twice (same path or content) or a repeated report batch "
+                         "(default: refused, as its reports would count twice)")
     es.add_argument("--json", action="store_true")
     _engine_args(es)
     es.set_defaults(func=cmd_estimate)

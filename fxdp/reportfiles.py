@@ -16,6 +16,7 @@ file is never held in memory whole; nothing is estimated unless every file reads
 from __future__ import annotations
 
 import csv
+import hashlib
 import math
 import sys
 import time
@@ -128,12 +129,13 @@ def iter_parquet(m, path, chunk=CHUNK):
         first += mat.shape[0]
 
 
-def iter_reports(m, path, fmt=None, chunk=CHUNK):
-    """Yield (first index, reports chunk) of one report file, in the form m.simulate returns."""
+def iter_reports(m, path, fmt=None, chunk=CHUNK, batches=None):
+    """Yield (first index, reports chunk) of one report file, in the form m.simulate returns.
+    batches (wire format): a list receiving each batch's (index, byte offset, records, SHA-256)."""
     check_mechanism(m, "iter_reports")
     fmt = guess_format(path, fmt)
     if fmt == "bin":
-        return m.iter_report_chunks(path, chunk)
+        return m.iter_report_chunks(path, chunk, batches)
     if fmt == "csv":
         return iter_csv(m, path, chunk)
     return iter_parquet(m, path, chunk)
@@ -185,16 +187,73 @@ class _Progress:
             sys.stderr.flush()
 
 
-def estimate_files(m, paths, fmt=None, truth=None, progress=None, chunk=CHUNK):
+# A repeated wire batch is refused only when its records hold at least this many bits: two honest
+# batches that large coincide with negligible probability, while a gateway's batches of one report
+# (docs/wire.md) repeat by chance (a 1-bit report has two batches of one).
+DUPLICATE_MIN_BITS = 128
+_ALLOW = "pass --allow-duplicates if the repeat is genuine"
+
+
+def check_distinct_paths(paths):
+    """ValueError when two of the paths name the same file (the same resolved path)."""
+    seen = {}
+    for i, p in enumerate(paths):
+        key = Path(p).resolve()
+        if key in seen:
+            raise ValueError(f"report files {seen[key][1]} (argument {seen[key][0] + 1}) and {p} (argument {i + 1}) "
+                             f"are the same file: its reports would count twice; {_ALLOW}")
+        seen[key] = (i, p)
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.digest()
+
+
+class _Duplicates:
+    """Repeated report data across the files of one estimate: whole files (by content) and, in the
+    wire format, batches of at least DUPLICATE_MIN_BITS record bits (by SHA-256 of their bytes)."""
+
+    def __init__(self, record_bits):
+        self.record_bits = record_bits
+        self.files, self.batches = {}, {}
+
+    def add_file(self, path, digest):
+        if digest in self.files:
+            raise ValueError(f"report files {self.files[digest]} and {path} have the same content (SHA-256 "
+                             f"{digest.hex()[:16]}...): its reports would count twice; {_ALLOW}")
+        self.files[digest] = path
+
+    def add_batches(self, path, batches):
+        for index, offset, count, digest in batches:
+            if count * self.record_bits < DUPLICATE_MIN_BITS:
+                continue
+            if digest in self.batches:
+                q, j, off = self.batches[digest]
+                raise ValueError(f"{path}: batch {index} (byte offset {offset}, {count:,} reports) repeats batch {j} "
+                                 f"of {q} (byte offset {off}) byte for byte (SHA-256 {digest.hex()[:16]}...): its "
+                                 f"reports would count twice; {_ALLOW}")
+            self.batches[digest] = (path, index, offset)
+
+
+def estimate_files(m, paths, fmt=None, truth=None, progress=None, chunk=CHUNK, allow_duplicates=False):
     """The mechanism's estimate over every report in the files, streamed in chunks through
     m.report_statistic().  Returns {"reports", "files", "format", "fingerprint", "seconds",
-    "estimates"}; raises (nothing estimated) if any file fails to read whole."""
+    "estimates"}; raises (nothing estimated) if any file fails to read whole.  Repeated data is
+    refused unless allow_duplicates: the same file twice (by path or by content) and, in the wire
+    format, a batch of >= DUPLICATE_MIN_BITS record bits that repeats one seen before."""
     check_mechanism(m, "estimate_files")
     paths = [Path(p) for p in paths]
     if not paths:
         raise ValueError("give at least one report file")
     for p in paths:
         check_file(p, "report file")
+    if not allow_duplicates:
+        check_distinct_paths(paths)
+    dups = None if allow_duplicates else _Duplicates(m.report_layout().bits)
     t0 = time.perf_counter()
     stat = m.report_statistic()
     sizes = [p.stat().st_size for p in paths]
@@ -203,13 +262,20 @@ def estimate_files(m, paths, fmt=None, truth=None, progress=None, chunk=CHUNK):
     try:
         for p, size in zip(paths, sizes):
             n_file = 0
-            for _, reports in iter_reports(m, p, fmt, chunk):
+            batches = [] if dups is not None and guess_format(p, fmt) == "bin" else None
+            for _, reports in iter_reports(m, p, fmt, chunk, batches):
                 stat.add(reports)
                 n_file += len(reports)
                 bar.update(done_bytes + size * min(1.0, n_file * m.report_layout().record_bytes / max(size, 1)),
                            stat.n)
             if n_file == 0:
                 raise ValueError(f"{p}: no reports in the file")
+            if dups is not None:
+                if batches is not None:             # the file's content: its batches, in order
+                    dups.add_batches(p, batches)
+                    dups.add_file(p, hashlib.sha256(b"".join(d for *_, d in batches)).digest())
+                else:
+                    dups.add_file(p, _file_digest(p))
             done_bytes += size
     finally:
         bar.close()

@@ -443,3 +443,58 @@ def test_error_messages_name_the_file_and_the_parameter(capsys, tmp_path):
     code, _, err = run(capsys, "audit", wide)
     assert code == 2 and "bounds too wide for a table" in err and "narrow bounds" in err
     assert "input_bounds" not in err and "output_bounds" not in err
+
+
+def test_estimate_refuses_repeated_reports(capsys, tmp_path):
+    """The same file twice, a file concatenated with itself, a copy, a CSV twice: refused, naming
+    both files (and the batch and byte offsets), unless --allow-duplicates.  Unrepeated, the standard
+    error is that of n reports; repeated, it would shrink by sqrt(2)."""
+    cfg = write(tmp_path, KARY)
+    a = tmp_path / "a.bin"
+    assert run(capsys, "simulate", cfg, "--devices", "3000", "--write-reports", str(a))[0] == 0
+    code, out, _ = run(capsys, "estimate", cfg, str(a), "--json")
+    one = json.loads(out)
+    for argv in ([str(a), str(a)], [str(a), str(tmp_path / "." / "a.bin")]):
+        code, _, err = run(capsys, "estimate", cfg, *argv)
+        assert code == 2 and "are the same file" in err and "--allow-duplicates" in err and err.count("a.bin") == 2
+    aa = tmp_path / "aa.bin"
+    aa.write_bytes(a.read_bytes() * 2)
+    code, _, err = run(capsys, "estimate", cfg, str(aa))
+    size = a.stat().st_size
+    assert code == 2 and f"{aa}: batch 1 (byte offset {size}, 3,000 reports) repeats batch 0 of {aa} (byte offset 0)" in err
+    b = tmp_path / "b.bin"
+    b.write_bytes(a.read_bytes())
+    code, _, err = run(capsys, "estimate", cfg, str(a), str(b))
+    assert code == 2 and f"{b}: batch 0" in err and f"of {a}" in err and "--allow-duplicates" in err
+    code, out, _ = run(capsys, "estimate", cfg, str(a), str(a), "--allow-duplicates", "--json")
+    two = json.loads(out)
+    assert code == 0 and two["reports"] == 6000
+    ratio = one["estimates"][0]["stderr"] / two["estimates"][0]["stderr"]
+    assert ratio == pytest.approx(math.sqrt(2), rel=1e-3)        # what a silent duplicate did
+    c1, c2 = tmp_path / "r1.csv", tmp_path / "r2.csv"
+    assert run(capsys, "simulate", cfg, "--devices", "500", "--write-reports", str(c1))[0] == 0
+    c2.write_bytes(c1.read_bytes())
+    code, _, err = run(capsys, "estimate", cfg, str(c1), str(c2))
+    assert code == 2 and f"report files {c1} and {c2} have the same content" in err
+    assert run(capsys, "estimate", cfg, str(c1), str(c2), "--allow-duplicates")[0] == 0
+
+
+def test_estimate_accepts_a_gateways_repeating_single_report_batches(capsys, tmp_path):
+    """A gateway concatenates batches of one report (docs/wire.md): with 1-bit reports only two such
+    batches exist, so repeats are honest; batches under DUPLICATE_MIN_BITS record bits are never
+    refused.  The file as a whole is still compared with the other files."""
+    import numpy as np
+    from fxdp.config import load_config
+    from fxdp.reportfiles import DUPLICATE_MIN_BITS
+    cfg = write(tmp_path, RR)
+    m = load_config(cfg).mechanism
+    reports = np.random.default_rng(1).random(400) < 0.5
+    g = tmp_path / "gateway.bin"
+    g.write_bytes(b"".join(m.encode_reports(np.array([r])) for r in reports))
+    assert m.report_layout().bits < DUPLICATE_MIN_BITS
+    code, out, _ = run(capsys, "estimate", cfg, str(g), "--json")
+    assert code == 0 and json.loads(out)["reports"] == 400
+    g2 = tmp_path / "gateway2.bin"
+    g2.write_bytes(g.read_bytes())
+    code, _, err = run(capsys, "estimate", cfg, str(g), str(g2))
+    assert code == 2 and "have the same content" in err

@@ -282,12 +282,13 @@ class Mechanism:
         from ._wire import decode
         return decode(self.report_layout(), source)
 
-    def iter_report_chunks(self, source, chunk_records=1 << 16):
+    def iter_report_chunks(self, source, chunk_records=1 << 16, batches=None):
         """Yield (first record index, reports chunk) over source; the data is whole only if the
-        iteration ends without an error (each batch's CRC is checked at its end)."""
+        iteration ends without an error (each batch's CRC is checked at its end).  batches: a list
+        receiving (batch index, byte offset, records, SHA-256 digest) per batch (_wire.iter_chunks)."""
         from ._wire import iter_chunks
         layout = self.report_layout()
-        for first, mat in iter_chunks(layout, source, chunk_records):
+        for first, mat in iter_chunks(layout, source, chunk_records, batches):
             yield first, layout.shaped(mat)
 
     def report_statistic(self):
