@@ -126,10 +126,9 @@ def derive_key_nonce(seed, device_id=0, stream=0):
 
 
 def _check_int(name, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {value}")
+    from .validate import fmt_int
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in [{fmt_int(lo)}, {fmt_int(hi)}], got {value!r}")
 
 
 class BitSource:

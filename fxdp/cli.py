@@ -2,15 +2,16 @@
 
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
-    fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]...] [--write-reports FILE [--format F]] [--json]
-    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--json]
+    fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
+    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--json]
     fxdp audit CONFIG [--d-in N|all] [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
     fxdp targets [--json]
 
 JSON output (--json) is one object per command; its keys are stable
-(docs/cli.md).  Errors print one line to stderr and exit with status 2.
+(docs/cli.md).  Errors print one line to stderr and exit with status 2.  When the reader of stdout
+closes early (`| head`), the command stops quietly with status 141 (128 + SIGPIPE).
 """
 from __future__ import annotations
 
@@ -79,13 +80,13 @@ def cmd_audit(args):
 
 
 def cmd_simulate(args):
-    from .config import load_config
+    from .config import MAX_DEVICES, load_config
     from .fleet import estimate_rows, simulate_fleet
     cfg = load_config(args.config)
+    if args.devices is not None and not 1 <= args.devices <= MAX_DEVICES:
+        raise ValueError(f"--devices must be an integer in [1, {MAX_DEVICES}], got {args.devices}")
     devices = args.devices if args.devices is not None else int(cfg.simulation.get("devices", 100_000))
     seed = cfg.seed(args.seed)
-    if devices < 1:
-        raise ValueError(f"--devices must be >= 1, got {devices}")
     m = cfg.mechanism
     if args.write_reports:
         m.report_layout()                      # no wire format: fail before the simulation
@@ -97,9 +98,11 @@ def cmd_simulate(args):
             raise ValueError(f"--devices {args.devices} but {args.values} holds {len(values)} values "
                              "(leave --devices out: every value is one device)")
         devices = len(values)
-        population = population_from_values(m, values)
+        population = population_from_values(m, values, clamp=args.clamp, source=str(args.values))
     elif args.column:
         raise ValueError("--column applies to --values")
+    elif args.clamp:
+        raise ValueError("--clamp applies to --values")
     client = _dask_client(args)
     if client is not None:
         if args.write_reports:
@@ -119,6 +122,8 @@ def cmd_simulate(args):
            "local_epsilon": m.local_epsilon, "local_d_in": m.local_d_in,
            "seconds": seconds, "estimates": rows,
            "population": str(args.values) if args.values else "synthetic", "engine": args.engine}
+    if args.clamp:
+        out["clamped"] = population.clamped
     if args.write_reports:
         from .reportfiles import guess_format, write_reports
         write_reports(m, reports, args.write_reports, args.format)
@@ -130,7 +135,9 @@ def cmd_simulate(args):
         print(f"{repr(m)}: {devices:,} devices, seed {seed.value} (stream version {seed.stream_version}), "
               f"{_eps_names(m)}, {seconds:.2f} s")
         if args.values:
-            print(f"  true values from {args.values}")
+            print(f"  true values from {args.values}"
+                  + (f"; {population.clamped:,} clamped into the input range (the truth is the clamped "
+                     "values')" if args.clamp else ""))
         if args.write_reports:
             print(f"  reports written to {args.write_reports} ({out['reports_file']['format']}, "
                   f"fingerprint {out['reports_file']['fingerprint']})")
@@ -150,11 +157,12 @@ def cmd_estimate(args):
     if client is not None:
         from .dask_engine import estimate_dask
         try:
-            out = estimate_dask(m, args.reports, client, args.format)
+            out = estimate_dask(m, args.reports, client, args.format, allow_duplicates=args.allow_duplicates)
         finally:
             client.close()
     else:
-        out = estimate_files(m, args.reports, args.format, progress=False if args.json else None)
+        out = estimate_files(m, args.reports, args.format, progress=False if args.json else None,
+                             allow_duplicates=args.allow_duplicates)
         out["engine"] = "local"
     if args.json:
         _print_json(out)
@@ -391,6 +399,9 @@ def build_parser():
                    help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device each")
     s.add_argument("--column", action="append", metavar="NAME",
                    help="column of --values (repeat for several: an n x c input), default every column")
+    s.add_argument("--clamp", action="store_true",
+                   help="with --values: clamp values outside the mechanism's input range into it (as a release "
+                        "does) and compare with the clamped truth; default: refuse them")
     s.add_argument("--write-reports", dest="write_reports", metavar="FILE",
                    help="write the simulated reports to FILE (docs/wire.md; format from --format or the extension)")
     s.add_argument("--format", choices=["bin", "csv", "parquet"],
@@ -403,6 +414,9 @@ def build_parser():
     es.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (docs/wire.md)")
     es.add_argument("--format", choices=["bin", "csv", "parquet"],
                     help="file format (default: .csv, .parquet by extension, else bin)")
+    es.add_argument("--allow-duplicates", dest="allow_duplicates", action="store_true",
+                    help="accept a file given twice (same path or content) or a repeated report batch "
+                         "(default: refused, as its reports would count twice)")
     es.add_argument("--json", action="store_true")
     _engine_args(es)
     es.set_defaults(func=cmd_estimate)
@@ -448,11 +462,32 @@ def build_parser():
     return p
 
 
+# Exit status when the reader of stdout goes away early (`fxdp simulate CONFIG | head -2`): 128 +
+# SIGPIPE, what a shell reports for a Unix tool that SIGPIPE ended; quiet, like those tools.
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_gone():
+    """After a BrokenPipeError on stdout: point stdout at /dev/null, so that the interpreter's final
+    flush cannot fail again (the Python docs' recipe, "Note on SIGPIPE")."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):      # stdout without a file descriptor
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     from .dask_engine import ClusterError      # imports no Dask (that waits for --engine dask)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()                     # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:                    # no command writes to another pipe: stdout's reader left
+        return _stdout_gone()
     except (ValueError, TypeError, OSError, ImportError, NotImplementedError, ClusterError) as exc:
         # NotImplementedError: a kind without the requested protocol hook (e.g. full RAPPOR has
         # no true statistic of arbitrary --values); ClusterError: devices or reports unaccounted for

@@ -30,8 +30,11 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from . import registry
-from .validate import parse_rational
+from .validate import fmt_int, parse_rational
 
+# The largest simulated fleet: [simulation] devices and `fxdp simulate --devices` share it.
+MAX_DEVICES = 10 ** 9
+MAX_SEED = (1 << 256) - 1
 
 
 def constructors():
@@ -132,6 +135,10 @@ def load_config(path):
             data = tomllib.load(fh)
     except FileNotFoundError:
         raise ValueError(f"config: no such file {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"config: {path} is a directory, not a TOML file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"config: {path} is not a UTF-8 text file, so not TOML (a report or values file?)") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"config: {path} is not valid TOML: {exc}") from None
     return config_from_dict(data, path)
@@ -151,11 +158,12 @@ def config_from_dict(data, path=None):
     if bad:
         raise ValueError(f"config: unknown [simulation] key(s) {bad}; valid: devices, seed, stream_version")
     sim = dict(sim)
-    for key, lo, hi in (("devices", 1, 10 ** 9), ("seed", 0, (1 << 256) - 1), ("stream_version", 1, 2)):
+    for key, lo, hi in (("devices", 1, MAX_DEVICES), ("seed", 0, MAX_SEED), ("stream_version", 1, 2)):
         if key in sim:
             v = sim[key]
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise ValueError(f"config: [simulation] {key} must be an integer in [{lo}, {hi}], got {v!r}")
+                raise ValueError(f"config: [simulation] {key} must be an integer in [{fmt_int(lo)}, {fmt_int(hi)}], "
+                                 f"got {v!r}")
     return Config(m, target, sim, path, min_entropy)
 
 

@@ -142,15 +142,18 @@ def estimate_statistic(m, paths, client, fmt=None, expected=None):
     return stat, time.perf_counter() - t0
 
 
-def estimate_dask(m, paths, client, fmt=None):
-    """``fxdp estimate --engine dask``: the same dictionary as fxdp.reportfiles.estimate_files."""
+def estimate_dask(m, paths, client, fmt=None, allow_duplicates=False):
+    """``fxdp estimate --engine dask``: the same dictionary as fxdp.reportfiles.estimate_files.
+    A file given twice (the same resolved path) is refused unless allow_duplicates; the content
+    and batch digests of the local path are not computed here (docs/cli.md)."""
     from pathlib import Path
 
-    from .reportfiles import guess_format
+    from .reportfiles import check_distinct_paths, check_file, guess_format
     paths = [Path(p) for p in paths]
     for p in paths:
-        if not p.is_file():
-            raise FileNotFoundError(f"report file not found: {p}")
+        check_file(p, "report file")
+    if not allow_duplicates:
+        check_distinct_paths(paths)
     stat, seconds = estimate_statistic(m, paths, client, fmt)
     return {"mechanism": repr(m), "reports": stat.n, "files": [str(p) for p in paths],
             "format": guess_format(paths[0], fmt), "fingerprint": f"0x{m.report_fingerprint:08x}",

@@ -64,12 +64,16 @@ class Estimate:
     name: str
     estimate: object       # float or numpy array
     stderr: object         # same shape: estimated standard error
+    labels: list | None = None   # the rows' names (k-ary RR: its categories); None: name, name[i]
 
     def as_rows(self, truth=None):
         est = np.atleast_1d(self.estimate)
         se = np.atleast_1d(self.stderr)
         tru = np.atleast_1d(truth) if truth is not None else [None] * len(est)
-        names = [self.name] if len(est) == 1 else [f"{self.name}[{i}]" for i in range(len(est))]
+        if self.labels is not None and len(self.labels) == len(est):
+            names = [str(v) for v in self.labels]
+        else:
+            names = [self.name] if len(est) == 1 else [f"{self.name}[{i}]" for i in range(len(est))]
         return [{"name": n, "true": (None if t is None else float(t)), "estimate": float(e), "stderr": float(s)}
                 for n, t, e, s in zip(names, tru, est, se)]
 

@@ -64,14 +64,29 @@ def given(value):
     return parse_rational("value", value) if isinstance(value, str) else value
 
 
+def fmt_int(v):
+    """An integer bound as a person reads it: as it is, or 2^k - d / 2^k + d when it lies within 16
+    of a power of two beyond 2^64 (a seed's range [0, 2^256 - 1], not 78 digits)."""
+    v = int(v)
+    a = abs(v)
+    if a > 1 << 64:
+        k = round(math.log2(a))
+        for k in (k - 1, k, k + 1):
+            d = a - (1 << k)
+            if abs(d) <= 16:
+                text = f"2^{k}" + ("" if d == 0 else f" - {-d}" if d < 0 else f" + {d}")
+                return text if v > 0 else f"-({text})" if d else f"-{text}"
+    return str(v)
+
+
 def _range(lo, hi):
     if lo is None and hi is None:
         return ""
     if hi is None:
-        return f" >= {lo}"
+        return f" >= {fmt_int(lo)}"
     if lo is None:
-        return f" <= {hi}"
-    return f" in [{lo}, {hi}]"
+        return f" <= {fmt_int(hi)}"
+    return f" in [{fmt_int(lo)}, {fmt_int(hi)}]"
 
 
 def _interval(lo, hi, lo_open, hi_open):

@@ -255,6 +255,13 @@ class _FixedBase(Mechanism):
         values = rng.integers(self.lo + span, self.hi - span + 1, size=shape).astype(np.int64)
         return values, self.true_statistic(values)
 
+    def input_range(self):
+        """The raw box [m, M] (fixed-point integers): a release clamps a raw input into it."""
+        from ..mechanisms.base import InputRange
+        b = self._args.get("bounds")
+        where = (f"bounds = [{b[0]}, {b[1]}]" if b is not None else f"the {self.qformat.name} range")
+        return InputRange(self.lo, self.hi, f"{where}: raw {self.qformat.name} integers")
+
     def true_statistic(self, values):
         """The mean of the raw fixed-point values, in value units (planar: the mean point)."""
         import numpy as np

@@ -275,6 +275,11 @@ class GridNumeric(Mechanism):
         truth = float(self.lo + self.step * Fraction(int(idx.sum()), max(devices, 1)))
         return readings, truth
 
+    def input_range(self):
+        """[lo, hi]: a reading outside it is clamped to the nearer end before rounding."""
+        from .base import InputRange
+        return InputRange(self.lo, self.hi, f"lo = {self._args['lo']!r}, hi = {self._args['hi']!r}")
+
     def true_statistic(self, values):
         """The mean of the readings as a release sees them, clamped to [lo, hi] at the rounding's
         2^-32-step resolution: what the unbiased mean estimates under randomized rounding."""

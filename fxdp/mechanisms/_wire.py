@@ -13,6 +13,7 @@ Nothing here knows a mechanism family: the layout comes from the protocol (base.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import struct
@@ -256,34 +257,36 @@ def _read(f, n) -> bytes:
     return bytes(out)
 
 
-def iter_chunks(layout: ReportLayout, source, chunk_records=CHUNK_RECORDS):
+def iter_chunks(layout: ReportLayout, source, chunk_records=CHUNK_RECORDS, batches=None):
     """Yield (first record index, decoded (k, count) values) over every batch of source.
 
     Checks each header (magic, version, reserved bytes, fingerprint, record size), each record
     (padding, range) and each batch's CRC-32; raises WireError naming the byte offset.  A chunk is
     yielded before its batch's CRC is checked: a consumer must treat the data as whole only when
-    the iteration ends without an error (decode and estimate do)."""
+    the iteration ends without an error (decode and estimate do).  batches: a list to which each
+    batch whose CRC checked is appended as (batch index, byte offset, record count, SHA-256 digest
+    of its bytes), for duplicate detection (fxdp estimate); the bytes themselves are untouched."""
     f, name, close = _open(source)
     try:
-        yield from _iter_chunks(layout, f, name, chunk_records)
+        yield from _iter_chunks(layout, f, name, chunk_records, batches)
     finally:
         if close:
             f.close()
 
 
-def _iter_chunks(layout, f, name, chunk_records):
-    offset, index, batches = 0, 0, 0
+def _iter_chunks(layout, f, name, chunk_records, batches=None):
+    offset, index, nbatch = 0, 0, 0
     rb = layout.record_bytes
     while True:
         head = _read(f, HEADER_BYTES)
         if not head:
-            if batches == 0:
+            if nbatch == 0:
                 raise WireError(f"{name}: empty: no report batch (a batch starts with the {HEADER_BYTES}-byte "
                                 f"header {MAGIC!r})")
             return
         if head[:4] != MAGIC[:len(head[:4])] or len(head) < 4:
             raise WireError(f"{name}: byte offset {offset}: not a report batch (starts {head[:4]!r}, want {MAGIC!r})"
-                            + (": trailing bytes after the last batch" if batches else ""))
+                            + (": trailing bytes after the last batch" if nbatch else ""))
         if len(head) < HEADER_BYTES:
             raise WireError(f"{name}: byte offset {offset}: truncated batch header ({len(head)} of {HEADER_BYTES} bytes)")
         magic, version, r8, r16, fp, rec, count = HEADER.unpack(head)
@@ -300,6 +303,7 @@ def _iter_chunks(layout, f, name, chunk_records):
         if count == 0:
             raise WireError(f"{name}: byte offset {offset + 16}: a batch of 0 records")
         crc = zlib.crc32(head)
+        digest = hashlib.sha256(head) if batches is not None else None
         first = offset + HEADER_BYTES
         done = 0
         while done < count:
@@ -311,9 +315,14 @@ def _iter_chunks(layout, f, name, chunk_records):
                                 f"of {rb} bytes; the data ends at byte offset {first + done * rb + len(data)}, "
                                 f"inside record {index + got} (byte offset {first + got * rb})")
             crc = zlib.crc32(data, crc)
+            if digest is not None:
+                digest.update(data)
             recs = np.frombuffer(data, dtype=np.uint8).reshape(k, rb)
             base = first + done * rb
-            vals = layout.unpack(recs, index, offset_of=lambda i, base=base: base + i * rb)
+            try:
+                vals = layout.unpack(recs, index, offset_of=lambda i, base=base: base + i * rb)
+            except WireError as exc:                 # every decode error starts with the source's name
+                raise WireError(f"{name}: {exc}") from None
             yield index, vals
             done += k
             index += k
@@ -327,8 +336,11 @@ def _iter_chunks(layout, f, name, chunk_records):
             raise WireError(f"{name}: the batch at byte offset {offset} (records {index - count}..{index - 1}, "
                             f"bytes {offset}..{end + 3}) is corrupted: CRC-32 0x{crc & 0xFFFFFFFF:08x}, stored "
                             f"0x{stored:08x} at byte offset {end}")
+        if digest is not None:
+            digest.update(tail)
+            batches.append((nbatch, offset, count, digest.digest()))
         offset = end + TRAILER_BYTES
-        batches += 1
+        nbatch += 1
 
 
 def decode(layout: ReportLayout, source) -> np.ndarray:

@@ -39,7 +39,8 @@ Estimation
     truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
     devices, seed)``: (true values in device form, true statistic) for the
     demo, ``fxdp simulate`` and the error plot; ``true_statistic(values)``: that statistic
-    of given true values (``fxdp simulate --values``).  Frequency oracles also give
+    of given true values (``fxdp simulate --values``); ``input_range()``: an ``InputRange``, the range
+    outside which a release clamps a true value (None: it clamps nothing).  Frequency oracles also give
     ``frequency_support(reports)``: an ``fxdp.reports.Support`` (per-item
     support counts and the exact support probabilities p, q), on which
     ``fxdp.estimate.ibu`` and the generic unbiased estimator run.
@@ -112,6 +113,21 @@ from __future__ import annotations
 import math
 
 from ..bitsource import BitSource, default_source
+
+
+class InputRange:
+    """The range a true value's elements must lie in for a release to use them as they are (a
+    release clamps one outside it into it): lo, hi numbers in the form ``simulate`` takes (ints,
+    Fractions), or per-column sequences; parameter: the constructor keyword(s) that set it, as
+    the user wrote them (``"bounds = [10, 30]"``), for messages."""
+
+    __slots__ = ("lo", "hi", "parameter")
+
+    def __init__(self, lo, hi, parameter):
+        self.lo, self.hi, self.parameter = lo, hi, parameter
+
+    def __repr__(self):
+        return f"InputRange({self.lo!r}, {self.hi!r}, {self.parameter!r})"
 
 
 def check_mechanism(m, what):
@@ -241,6 +257,13 @@ class Mechanism:
         """(true inputs in device form, true statistic): a seeded synthetic population."""
         raise NotImplementedError(f"{self.kind}: no synthetic population")
 
+    def input_range(self):
+        """An InputRange: where a release uses a true value as it is and outside which it clamps
+        it (bounds, a reading range); ``fxdp simulate --values`` refuses values outside it unless
+        --clamp.  None (default): the family clamps nothing (fleet_inputs refuses what lies outside
+        its domain: booleans, indices, bits)."""
+        return None
+
     def true_statistic(self, values):
         """The statistic estimate() estimates, computed exactly on true inputs (as simulate takes
         them; ValueError for invalid ones): fxdp simulate --values compares against it."""
@@ -288,12 +311,13 @@ class Mechanism:
         from ._wire import decode
         return decode(self.report_layout(), source)
 
-    def iter_report_chunks(self, source, chunk_records=1 << 16):
+    def iter_report_chunks(self, source, chunk_records=1 << 16, batches=None):
         """Yield (first record index, reports chunk) over source; the data is whole only if the
-        iteration ends without an error (each batch's CRC is checked at its end)."""
+        iteration ends without an error (each batch's CRC is checked at its end).  batches: a list
+        receiving (batch index, byte offset, records, SHA-256 digest) per batch (_wire.iter_chunks)."""
         from ._wire import iter_chunks
         layout = self.report_layout()
-        for first, mat in iter_chunks(layout, source, chunk_records):
+        for first, mat in iter_chunks(layout, source, chunk_records, batches):
             yield first, layout.shaped(mat)
 
     def report_statistic(self):

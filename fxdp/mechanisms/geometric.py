@@ -108,7 +108,8 @@ class Geometric(Mechanism):
             self.s, self.t = realize_scale(self.scale)
             self.scale_realized = Fraction(self.t, self.s)
             if constant_time:
-                self.table = make_bounded_laplace_table(self.scale_realized, self.bounds, self.bounds, k=self.bits)
+                self.table = make_bounded_laplace_table(self.scale_realized, self.bounds, self.bounds, k=self.bits,
+                                                        names=("bounds", "bounds"))
         else:
             self.scale_realized = Fraction(0)
 
@@ -163,6 +164,14 @@ class Geometric(Mechanism):
         x = check_int("x", x, I64_MIN, I64_MAX)
         self.check_in_bounds(x, "x")
         return x
+
+    def input_range(self):
+        """The bounds (a release clamps an input into them); without bounds, int64 (nothing clamps)."""
+        from .base import InputRange
+        lo, hi = self.bounds
+        if self._args["bounds"] is None:
+            return InputRange(lo, hi, "int64: no bounds")
+        return InputRange(lo, hi, f"bounds = [{lo}, {hi}]")
 
     def check_in_bounds(self, x, name="x"):
         """strict=True: ValueError if an input lies outside the bounds, naming it (with its

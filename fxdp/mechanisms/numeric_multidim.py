@@ -348,6 +348,12 @@ class NumericMultiDim(Mechanism):
     def synthetic_population(self, devices, seed):
         return self.population(devices, seed, "skewed")
 
+    def input_range(self):
+        """Each attribute's [lo_a, hi_a]: a reading outside it is clamped to the nearer end."""
+        from .base import InputRange
+        return InputRange(list(self.lo_list), list(self.hi_list),
+                          f"lo = {self._args['lo']!r}, hi = {self._args['hi']!r}")
+
     def true_statistic(self, values):
         """Each attribute's mean of the readings, clamped to its range at the rounding's 2^-32-step
         resolution (what the unbiased means estimate under randomized rounding)."""

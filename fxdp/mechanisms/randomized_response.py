@@ -191,6 +191,9 @@ class RandomizedResponse(Mechanism):
       * lazy form (OpenDP's algorithm): s = uniform_below(t-1) (uniform_below(t)
         for x = t); if x < t and s >= x: s += 1; honest = bernoulli_dyadic(w0, k);
         return x if honest and x < t else s;
+      * (``unknown="uniform"`` only: by default a host value that is not a category is a
+        ValueError naming the categories, in ``m(x)`` and the plots; the device form and
+        ``simulate``, on indices, keep x = t as they are)
       * constant-time form: d = table_sample_ct([w0, w0+w, ..., w0+(t-2)w], k)
         (exactly k bits, full branch-free scan); return (x + d) mod t.  Only
         member indices are accepted on the device in this form; the host
@@ -201,7 +204,11 @@ class RandomizedResponse(Mechanism):
     report_dtype = "int64"         # decoded reports as simulate returns them (category indices)
     input_metric = "DiscreteMetric"
 
-    def __init__(self, categories, prob, constant_time=False, bits=32):
+    def __init__(self, categories, prob, constant_time=False, bits=32, unknown="error"):
+        if unknown not in ("error", "uniform"):
+            raise ValueError(f"unknown must be 'error' (a value that is not a category is a ValueError) or "
+                             f"'uniform' (it is answered with a uniformly random category), got {unknown!r}")
+        self.unknown = unknown
         try:
             cats = list(categories)
         except TypeError:
@@ -251,8 +258,11 @@ class RandomizedResponse(Mechanism):
         return 0.0 if _check_d_in(d_in) == 0 else self._eps
 
     def config(self):
-        return {"categories": self.categories, "prob": self._prob_arg,
-                "constant_time": self.constant_time, "bits": self.bits}
+        out = {"categories": self.categories, "prob": self._prob_arg,
+               "constant_time": self.constant_time, "bits": self.bits}
+        if self.unknown != "error":          # only when set: every existing repr and config stays as it was
+            out["unknown"] = self.unknown
+        return out
 
     def realized(self):
         return {"prob": self.p_realized, "w0": self.w0, "w": self.w, "k": self.bits, "t": self.t}
@@ -263,6 +273,14 @@ class RandomizedResponse(Mechanism):
             return self._index.get(x, self.t)
         except TypeError:
             return self.t
+
+    def check_input(self, x):
+        """x itself; ValueError naming the categories when x is not one, unless unknown="uniform"."""
+        if self.unknown == "error" and self.index_of(x) == self.t:
+            raise ValueError(f"x = {x!r} is not a category; the categories are {self.categories!r} "
+                             "(make_randomized_response(..., unknown='uniform') answers a value that is not a "
+                             "category with a uniformly random one)")
+        return x
 
     def release(self, src, x):
         return self.categories[self.release_index(src, self.index_of(x))]
@@ -341,7 +359,7 @@ class RandomizedResponse(Mechanism):
         y = hist / n
         est = (y - q) / (p - q)
         se = np.sqrt(y * (1 - y) / n) / (p - q)
-        return Estimate("frequency", est, se)
+        return Estimate("frequency", est, se, labels=[str(c) for c in self.categories])
 
     def frequency_support(self, indices):
         """Support counts: the reports equal to each category; p the realized honest probability,
@@ -431,6 +449,8 @@ class RandomizedResponse(Mechanism):
             i = self.index_of(v)
             if i == self.t and isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v <= self.t:
                 return int(v)                # a device index (t = not a category)
+            if i == self.t:
+                self.check_input(v)          # a name that is not a category: refused unless unknown="uniform"
             return i
         xi, xpi = idx(x), idx(x_prime)
         order = list(range(self.t))
@@ -457,6 +477,8 @@ def make_randomized_response_bool(prob, constant_time=False, bits=32):
     return RandomizedResponseBool(prob, constant_time, bits)
 
 
-def make_randomized_response(categories, prob, constant_time=False, bits=32):
-    """k-ary randomized response: >= 2 distinct categories, prob in [1/t, 1)."""
-    return RandomizedResponse(categories, prob, constant_time, bits)
+def make_randomized_response(categories, prob, constant_time=False, bits=32, unknown="error"):
+    """k-ary randomized response: >= 2 distinct categories, prob in [1/t, 1).  unknown: "error"
+    (default: a value that is not a category is a ValueError naming the categories) or "uniform"
+    (it is answered with a uniformly random category, the device form's index t)."""
+    return RandomizedResponse(categories, prob, constant_time, bits, unknown)

@@ -90,24 +90,26 @@ def _check_bounds(name, bounds):
     return int(lo), int(hi)
 
 
-def make_bounded_laplace_table(scale, input_bounds, output_bounds=None, k=32):
+def make_bounded_laplace_table(scale, input_bounds, output_bounds=None, k=32, names=("input_bounds", "output_bounds")):
     """Build and prove a weight table; see the module docstring.
 
     scale: noise scale > 0 (int, Fraction, float or exact string such as "5/2", taken exactly);
     input_bounds: (a, b); output_bounds: (lo, hi), default input_bounds;
-    k: draw width in [8, 32].
+    k: draw width in [8, 32]; names: the parameters the caller's user wrote for the two bounds, in
+    messages (the geometric mechanism passes its one ``bounds`` for both).
     """
     scale = check_rational("scale", scale)
     if scale <= 0:
         raise ValueError(f"scale must be > 0 for a table (got {scale}); scale 0 means no noise")
     if isinstance(k, bool) or not isinstance(k, int) or not 8 <= k <= 32:
         raise ValueError(f"k must be an integer in [8, 32], got {k!r}")
-    a, b = _check_bounds("input_bounds", input_bounds)
-    lo, hi = _check_bounds("output_bounds", output_bounds if output_bounds is not None else input_bounds)
+    a, b = _check_bounds(names[0], input_bounds)
+    lo, hi = _check_bounds(names[1], output_bounds if output_bounds is not None else input_bounds)
     width = max(abs(lo - b), abs(hi - a), 1)
     if 2 * width + 1 > MAX_TABLE:
-        raise ValueError(f"bounds too wide for a table: needs 2W+1 = {2 * width + 1} entries, "
-                         f"at most {MAX_TABLE} allowed; narrow input_bounds/output_bounds")
+        narrow = names[0] if names[0] == names[1] else f"{names[0]}/{names[1]}"
+        raise ValueError(f"{narrow} too wide for a table: needs 2W+1 = {2 * width + 1} entries, at most "
+                         f"{MAX_TABLE} allowed; narrow {narrow}")
     eps = 1 / scale
     if eps > 64:
         raise ValueError(f"scale must be >= 1/64 for a table, got {scale}")
