@@ -65,3 +65,79 @@ def drop_stale(package=_PACKAGE, stamp_path=None):
         return removed
     except OSError:
         return 0
+
+
+# --------------------------------------------------------------------------
+# A long first step says so: one line on a terminal while a kernel compiles
+
+class CompileNotice:
+    """A Numba event listener ("numba:compile" fires only on a cache miss): when a top-level
+    compile starts, write one line to ``stream`` naming the kernel and saying that it happens
+    once; at its end, the seconds it took.  Silent unless ``stream`` is a terminal (or
+    ``force``), and with ``FXDP_QUIET=1``."""
+
+    def __init__(self, stream=None, force=False):
+        import threading
+        self.stream, self.force = stream, force
+        self.local = threading.local()
+        self.shown = 0
+
+    def _out(self):
+        import sys
+        s = self.stream or sys.stderr
+        if os.environ.get("FXDP_QUIET") == "1":
+            return None
+        try:
+            return s if (self.force or s.isatty()) else None
+        except (AttributeError, ValueError):
+            return None
+
+    def on_start(self, event):
+        import time
+        depth = getattr(self.local, "depth", 0)
+        self.local.depth = depth + 1
+        if depth:
+            return
+        self.local.t0 = time.perf_counter()
+        s = self._out()
+        if s is None:
+            return
+        f = getattr(event.data.get("dispatcher"), "py_func", None)
+        name = getattr(f, "__name__", "a kernel")
+        s.write(f"fxdp: compiling {name} for this machine (once: later runs load it from Numba's cache) ...")
+        s.flush()
+        self.shown += 1
+
+    def on_end(self, event):
+        import time
+        self.local.depth -= 1
+        if self.local.depth:
+            return
+        s = self._out()
+        if s is not None:
+            s.write(f" {time.perf_counter() - self.local.t0:.1f} s\n")
+            s.flush()
+
+
+_NOTICE = None
+
+
+def announce_compiles(stream=None, force=False):
+    """Register the CompileNotice once per process (the kernels' module calls this on import)."""
+    global _NOTICE
+    if _NOTICE is None:
+        from numba.core import event
+
+        class _Listener(event.Listener):
+            def __init__(self, notice):
+                self.notice = notice
+
+            def on_start(self, ev):
+                self.notice.on_start(ev)
+
+            def on_end(self, ev):
+                self.notice.on_end(ev)
+
+        _NOTICE = CompileNotice(stream, force)
+        event.register("numba:compile", _Listener(_NOTICE))
+    return _NOTICE

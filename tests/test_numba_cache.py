@@ -86,3 +86,44 @@ def test_fxdp_package_is_stamped():
     from fxdp import _numba_cache
     with open(_numba_cache._STAMP) as f:
         assert f.read().strip() == source_stamp(os.path.dirname(fxdp.__file__))
+
+
+def test_a_compile_says_so_once_on_a_terminal_and_nothing_elsewhere():
+    import io
+
+    import numba
+    from numba.core import event
+
+    from fxdp._numba_cache import CompileNotice
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    notices = [CompileNotice(tty), CompileNotice(pipe)]
+
+    class Fan(event.Listener):
+        def on_start(self, ev):
+            for n in notices:
+                n.on_start(ev)
+
+        def on_end(self, ev):
+            for n in notices:
+                n.on_end(ev)
+
+    @numba.njit
+    def _fresh_kernel(x):
+        return x + 1
+
+    listener = Fan()
+    event.register("numba:compile", listener)
+    try:
+        assert _fresh_kernel(1) == 2            # compiles: one line on the terminal
+        assert _fresh_kernel(2) == 3            # compiled: nothing more
+    finally:
+        event.unregister("numba:compile", listener)
+    lines = tty.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fxdp: compiling _fresh_kernel for this machine (once")
+    assert lines[0].endswith(" s")
+    assert pipe.getvalue() == ""                # not a terminal: quiet
