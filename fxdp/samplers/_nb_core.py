@@ -13,10 +13,10 @@ import numba
 import numba.extending
 import numpy as np
 
-from .._numba_cache import announce_compiles
+from .. import _numba_cache
 from ..bitsource import derive_key_nonce, seed_parts
 
-announce_compiles()          # a terminal sees one line while a kernel compiles (once per machine)
+_numba_cache.announce_compiles()     # a terminal sees one line while a kernel compiles (once per machine)
 
 # --------------------------------------------------------------------------
 # state layout (csrc/fxdp.h, struct fxdp_rng)
