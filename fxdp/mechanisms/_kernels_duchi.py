@@ -36,6 +36,12 @@ def _duchi_one(state, base_num, slope, total_bits, ct, i):
 
 
 @_jit
+def _duchi_one_call(state, base_num, slope, total_bits, ct, i):
+    """_duchi_one as a called (not inlined) function (see _kernels_pm._pm_one_call)."""
+    return _duchi_one(state, base_num, slope, total_bits, ct, i)
+
+
+@_jit
 def release_duchi(state, base_num, slope, total_bits, ct, i, n_levels):
     """(status, y) for grid index i in [0, n_levels); y is 0 unless the status is OK."""
     st = np.int64(state[STATUS])

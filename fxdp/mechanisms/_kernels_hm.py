@@ -10,10 +10,10 @@ import numba
 import numpy as np
 
 from ..samplers._kernels import OK, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _store
-from ._kernels_duchi import _duchi_one
+from ._kernels_duchi import _duchi_one_call
 from ..samplers._nb_lanes import LANES
 from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
-from ._kernels_pm import _pm_one
+from ._kernels_pm import _pm_one_call
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -23,9 +23,11 @@ _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@_ijit
+@_jit
 def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
-    """(status, symbol) for grid index i."""
+    """(status, symbol) for grid index i.  Called, not inlined, and calling the Piecewise and
+    Duchi draws likewise: inlined, their four copies (both branches of ct) made the first
+    compile of the Hybrid fleet 17 s on a 2-core machine; called, 10 s, at the same rate."""
     L = (_U1 << bits) + w
     buf, c = _load(state)
     if ct:
@@ -36,16 +38,16 @@ def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
     if st != OK:
         return st, _U0
     if ct:
-        st, j = _pm_one(state, a, w, prob_bits, bits, True, i)
+        st, j = _pm_one_call(state, a, w, prob_bits, bits, True, i)
         if st != OK:
             return st, _U0
-        st, y = _duchi_one(state, base_num, slope, prob_bits + bits, True, i)
+        st, y = _duchi_one_call(state, base_num, slope, prob_bits + bits, True, i)
         if st != OK:
             return st, _U0
         return OK, (j if pick else L + (_U1 if y else _U0))
     if pick:
-        return _pm_one(state, a, w, prob_bits, bits, False, i)
-    st, y = _duchi_one(state, base_num, slope, prob_bits + bits, False, i)
+        return _pm_one_call(state, a, w, prob_bits, bits, False, i)
+    st, y = _duchi_one_call(state, base_num, slope, prob_bits + bits, False, i)
     if st != OK:
         return st, _U0
     return OK, L + (_U1 if y else _U0)

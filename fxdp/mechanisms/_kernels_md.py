@@ -20,10 +20,10 @@ import numpy as np
 from ..samplers import _kernels as K
 from ..samplers._kernels import OK, STATUS, STATE_WORDS, _load, _rd_uniform_below, _store
 from ..samplers._nb_lanes import LANES
-from ._kernels_duchi import _duchi_one
+from ._kernels_duchi import _duchi_one_call
 from ._kernels_hm import _hm_one
 from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
-from ._kernels_pm import _pm_one
+from ._kernels_pm import _pm_one_call
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -32,7 +32,10 @@ _pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 @_ijit
 def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x, tmp):
-    """status; on OK tmp[:2k] holds the report (sampled attributes increasing, then reports)."""
+    """status; on OK tmp[:2k] holds the report (sampled attributes increasing, then reports).
+    The base draws are called, not inlined: inlined here, with every base's draws (Hybrid holding
+    Piecewise and Duchi again, each with both branches of ct), the first compile of the fleet took
+    42 s on a 2-core machine; called, 16 s."""
     buf, c = _load(state)
     st = OK
     n_sel = 0
@@ -58,10 +61,10 @@ def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
         i = x[tmp[q]]
         y = np.int64(0)
         if base == 0:
-            st, bit = _duchi_one(state, base_num, slope, prob_bits + bits, ct, i)
+            st, bit = _duchi_one_call(state, base_num, slope, prob_bits + bits, ct, i)
             y = np.int64(1) if bit else np.int64(0)
         elif base == 1:
-            st, j = _pm_one(state, a, w, prob_bits, bits, ct, i)
+            st, j = _pm_one_call(state, a, w, prob_bits, bits, ct, i)
             y = np.int64(j)
         else:
             st, s = _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i)

@@ -59,6 +59,13 @@ def _pm_one(state, a, w, prob_bits, bits, ct, i):
 
 
 @_jit
+def _pm_one_call(state, a, w, prob_bits, bits, ct, i):
+    """_pm_one as a called (not inlined) function: Hybrid and the multi-dimensional readings call
+    it from several places, and Numba's IR inlining of each copy costs seconds of compile."""
+    return _pm_one(state, a, w, prob_bits, bits, ct, i)
+
+
+@_jit
 def release_piecewise(state, a, w, prob_bits, bits, ct, i):
     """(status, j) for grid index i in [0, 2^bits]; j is 0 unless the status is OK."""
     st = np.int64(state[STATUS])
