@@ -238,7 +238,10 @@ def test_bad_release_input():
 def test_out_of_set_inputs_answer_uniformly():
     m = make_randomized_response(["a", "b", "c"], 0.9)
     assert m.output_pmf(3) == {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)}
-    outs = {m("zzz", ChaCha20Source(5, i)) for i in range(60)}
+    with pytest.raises(ValueError, match="not a category"):        # the default since issue 28
+        m("zzz", ChaCha20Source(5, 0))
+    u = make_randomized_response(["a", "b", "c"], 0.9, unknown="uniform")
+    outs = {u("zzz", ChaCha20Source(5, i)) for i in range(60)}
     assert outs == {"a", "b", "c"}
 
 
