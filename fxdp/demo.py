@@ -22,6 +22,7 @@ is computed in the run.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -204,6 +205,8 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
         cross = pool.submit(cross_builds)
 
         t0 = time.perf_counter()
+        lo, hi = TEMPERATURE_BOUNDS
+        compiling = _start_compiling(Fraction(mechs[0]["m"].privacy_map(hi - lo)), devices)
         for mm in mechs:
             say(f"building {mm['name']} for the host and comparing {releases:,} releases with the Numba simulation")
             mm["parity"] = verify_on_host(mm["m"], mm["fw"], seed=mm["seed"], devices=releases)
@@ -233,7 +236,8 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
 
         t0 = time.perf_counter()
         say("ranking the numeric mechanisms for the temperature (recommend_numeric) and simulating the best")
-        recommended = _recommended_temperature(mechs[0], values["temperature"], truth["temperature"], devices)
+        recommended = _recommended_temperature(mechs[0], values["temperature"], truth["temperature"], devices,
+                                               compiling)
         seconds["recommend"] = time.perf_counter() - t0
 
         rows, seconds["cross_build"] = cross.result()
@@ -295,20 +299,63 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
     return report
 
 
-def _recommended_temperature(temp, readings, true, devices):
-    """The temperature through the mechanism ``recommend_numeric`` ranks first at the bounded
-    geometric's epsilon over the range: the same readings and key, its own estimator; with the
-    geometric's estimate beside it (the report's ``temperature_recommended``)."""
+def _recommended(eps, devices):
+    """(kind, config, row) of the mechanism ``recommend_numeric`` ranks first for the
+    temperature at local epsilon ``eps`` over the whole range (a closed form: no kernel runs)."""
     from .estimate import recommend_numeric
     from .registry import constructor
     lo, hi = TEMPERATURE_BOUNDS
-    geometric = temp["m"]
-    eps = Fraction(geometric.privacy_map(hi - lo))          # local DP over the whole range
     best = recommend_numeric(lo, hi, eps, devices, integer_readings=True)[0]      # whole degrees
-    m = constructor(best["kind"])(**best["config"])
+    return constructor(best["kind"])(**best["config"]), best
+
+
+def _readings_for(m, kind, readings):
     # readings as the mechanism's simulate takes them (whole degrees; raw fixed point for the Laplace)
-    x = readings * (1 << m.F) if best["kind"] == "laplace_fixed" else readings
-    e = m.estimate(m.simulate(x, seed=temp["seed"]))
+    return readings * (1 << m.F) if kind == "laplace_fixed" else readings
+
+
+def _compile_recommended(eps_text, devices):
+    """The child process of `_start_compiling`: simulate a few devices through the recommended
+    mechanism so that its kernels are compiled into Numba's cache (the output is discarded)."""
+    m, best = _recommended(Fraction(eps_text), devices)
+    x = np.arange(64, dtype=np.int64) % 3 + TEMPERATURE_BOUNDS[0]     # off the grid too: rounding compiles
+    m.simulate(_readings_for(m, best["kind"], x), seed=0)
+
+
+def _start_compiling(eps, devices):
+    """On a cold Numba cache and a machine with a second core, compile the recommended
+    mechanism's kernels in a second process while this one compiles and checks the host
+    parity kernels: both are CPU-bound compiles, and Numba compiles one function at a time
+    per process.  This process first compiles the keystream core that every kernel calls, so
+    that the child loads it from the cache instead of compiling it beside us.  Returns the
+    child or None (a warm cache: nothing to gain, and a second process would only compete
+    with the cross builds).  Nothing depends on the child: if it fails, this process compiles
+    as it would without it."""
+    from .samplers._nb_lanes import compile_stream_core
+    if not compile_stream_core() or (os.cpu_count() or 1) < 2:
+        return None
+    root = str(Path(__file__).resolve().parent.parent)     # the same fxdp as this process
+    code = (f"import sys; sys.path.insert(0, {root!r}); from fxdp.demo import _compile_recommended as c; "
+            "c(sys.argv[1], int(sys.argv[2]))")
+    try:
+        return subprocess.Popen([sys.executable, "-c", code, str(eps), str(devices)],
+                                env=dict(os.environ, FXDP_QUIET="1"),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+
+
+def _recommended_temperature(temp, readings, true, devices, compiling=None):
+    """The temperature through the mechanism ``recommend_numeric`` ranks first at the bounded
+    geometric's epsilon over the range: the same readings and key, its own estimator; with the
+    geometric's estimate beside it (the report's ``temperature_recommended``)."""
+    lo, hi = TEMPERATURE_BOUNDS
+    eps = Fraction(temp["m"].privacy_map(hi - lo))          # local DP over the whole range
+    m, best = _recommended(eps, devices)
+    if compiling is not None:
+        compiling.wait()                                    # its kernels are in the cache now
+    e = m.estimate(m.simulate(_readings_for(m, best["kind"], readings), seed=temp["seed"]))
     g = temp["estimate"]
     return {"kind": best["kind"], "mechanism": repr(m), "epsilon": float(best["epsilon"]),
             "epsilon_geometric": float(eps), "worst_case_stderr": float(best["mse"]) ** 0.5,

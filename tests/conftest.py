@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import fuzz_background
+import heavy_jobs
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,3 +37,10 @@ def pytest_collection_finish(session):
 
 def pytest_unconfigure(config):
     fuzz_background.stop(config)       # a run the session did not collect is killed
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The heavy jobs' wall times against their budgets (tests/heavy_jobs.py), and the session's."""
+    terminalreporter.write_sep("=", "wall time of the heavy jobs and of the session")
+    for line in heavy_jobs.summary():
+        terminalreporter.write_line(line)

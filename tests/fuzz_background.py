@@ -41,6 +41,7 @@ class FuzzRun:
         self.json = out / "result.json"
         self.log = out / "run_fuzz.log"
         self.started = time.monotonic()
+        self.started_wall = time.time()
         self.proc: subprocess.Popen | None = None
         self.passed = False
 
@@ -62,6 +63,11 @@ class FuzzRun:
             self.kill()
             raise
         return rc, self.log.read_text(errors="replace"), time.monotonic() - t0
+
+    def wall_seconds(self) -> float:
+        """The run's own wall time: from its start to its result file's last write (the test
+        that collects it may come long after it ended)."""
+        return self.json.stat().st_mtime - self.started_wall
 
     def kill(self):
         if self.proc is not None and self.proc.poll() is None:

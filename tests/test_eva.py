@@ -13,16 +13,20 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+import heavy_jobs
+
 ROOT = Path(__file__).resolve().parent.parent
 EVA = ROOT / "tools" / "eva"
-BUDGET_S = 1500     # the whole Eva run (9.5 minutes on 2 idle cores, 13.5 in CI on 2026-11-29); the runner enforces 600 s per driver
-WP_BUDGET_S = 600   # WP on the fixed-point contracts (about 2.5 CPU minutes, 5 wall minutes on a loaded machine)
+BUDGET_S = heavy_jobs.BUDGETS_S["eva"]        # the runner enforces 600 s per driver besides
+WP_BUDGET_S = heavy_jobs.BUDGETS_S["wp"]
 
 
 def _run_eva(*args, timeout):
@@ -60,9 +64,23 @@ class _WPRun:
     @classmethod
     def start(cls):
         if cls.proc is None and shutil.which("frama-c") and shutil.which("why3") and shutil.which("z3"):
-            cls.proc = subprocess.Popen(["sh", str(EVA / "run_wp.sh")], cwd=ROOT, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, env={**os.environ, "WP_PAR": "1"})
+            # timed inside the child: the test may collect it long after it ended
+            timed = ("import subprocess, sys, time; t = time.monotonic(); rc = subprocess.call(sys.argv[1:]); "
+                     "print(f'WP wall time: {time.monotonic() - t:.1f} s'); sys.exit(rc)")
+            cls.proc = subprocess.Popen([sys.executable, "-c", timed, "sh", str(EVA / "run_wp.sh")], cwd=ROOT,
+                                        stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, env={**os.environ, "WP_PAR": "1"},
+                                        start_new_session=True)
         return cls.proc
+
+    @classmethod
+    def kill(cls):
+        """The wrapper, run_wp.sh and its provers (their own process group)."""
+        try:
+            os.killpg(cls.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        cls.proc.communicate()
 
     @classmethod
     def result(cls, timeout):
@@ -70,8 +88,7 @@ class _WPRun:
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+            cls.kill()
             raise
         return proc.returncode, out, err
 
@@ -80,8 +97,7 @@ class _WPRun:
 def _stop_wp_run():
     yield
     if _WPRun.proc is not None and _WPRun.proc.poll() is None:    # not collected (-k, -x): no orphan
-        _WPRun.proc.kill()
-        _WPRun.proc.communicate()
+        _WPRun.kill()
 
 
 @pytest.mark.slow
@@ -89,8 +105,10 @@ def test_eva_no_new_alarm(tmp_path):
     assert shutil.which("frama-c"), "frama-c not installed: apt-get install frama-c-base (CI does)"
     _WPRun.start()
     out = tmp_path / "eva.json"
+    t0 = time.monotonic()
     p = _run_eva("-j", "2", "--json", str(out), timeout=BUDGET_S)
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
+    heavy_jobs.check("eva", time.monotonic() - t0)
     res = json.loads(out.read_text())
     assert res["missing"] == []
     assert all(r["complete"] for r in res["results"].values())
@@ -130,3 +148,6 @@ def test_wp_fixed_point_contracts():
     assert total >= wp["total"], out            # none lost (a contract or function dropped)
     assert proved == total, out                 # every goal proved (run_wp.sh's exit status says the same)
     assert rc == 0, out
+    wall = re.search(r"WP wall time: ([0-9.]+) s", out)
+    assert wall, out[-2000:]
+    heavy_jobs.check("wp", float(wall.group(1)))

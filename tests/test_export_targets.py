@@ -41,6 +41,8 @@ from pathlib import Path
 
 import pytest
 
+import heavy_jobs
+
 import fxdp.export as E
 from fxdp.export import harness as H
 
@@ -70,6 +72,7 @@ def _is_ct(case):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
+    t_start = time.perf_counter()
     base = tmp_path_factory.mktemp("export_targets")
     mechs = {c: make(c) for c in TARGET_CASES}
     outputs = {c: H.simulate_outputs(m, E.device_spec(m), SEED, N) for c, m in mechs.items()}
@@ -114,7 +117,7 @@ def runs(tmp_path_factory):
             out[(t, c)].parity += f.result().parity
             out[(t, c)].wires += f.result().wires
             out[(t, c)].seconds = max(out[(t, c)].seconds, f.result().seconds)
-    return expected, out, outputs
+    return expected, out, outputs, time.perf_counter() - t_start
 
 
 def _result(runs, target, case):
@@ -181,9 +184,12 @@ def test_every_kind_and_form_on_every_target():
         assert {k for k, _ in forms} >= set(exportable_kinds()), target
 
 
-def test_report_runtime(runs, capsys):
-    """Not a check: prints the per-job wall times (pytest -s shows them)."""
+def test_within_its_time_budget(runs, capsys):
+    """The whole fixture (simulations, exports, builds, every emulator run) within its budget
+    (tests/heavy_jobs.py), and the slowest jobs printed."""
     rows = sorted(((r.seconds, t, c) for (t, c), r in runs[1].items() if not isinstance(r, Exception)),
                   reverse=True)
     with capsys.disabled():
         print("\nslowest export target jobs: " + ", ".join(f"{t}/{c} {s:.1f}s" for s, t, c in rows[:6]))
+    assert rows, "no export target job ran"
+    heavy_jobs.check("export targets", runs[3])

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+import heavy_jobs
+
 import fuzz_background
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,4 +97,5 @@ def test_fuzz_every_entry_point(request):
         assert r["counts"][r["entry"]] >= fuzz_background.RUNS_PER_ENTRY, r["entry"]
     cov = res["coverage"]
     assert 0 < cov["edges"] <= cov["edges_total"]
+    heavy_jobs.check("fuzz", run.wall_seconds())
     run.passed = True

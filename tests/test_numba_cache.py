@@ -127,3 +127,22 @@ def test_a_compile_says_so_once_on_a_terminal_and_nothing_elsewhere():
     assert len(lines) == 1 and lines[0].startswith("fxdp: compiling _fresh_kernel for this machine (once")
     assert lines[0].endswith(" s")
     assert pipe.getvalue() == ""                # not a terminal: quiet
+
+
+def test_compile_stream_core_covers_the_signatures_the_fleet_kernels_call():
+    """The demo compiles the keystream core before it starts its second compiling process, so
+    that the child loads it from the cache: that only pays if these are exactly the types the
+    fleet kernels call the core with (a signature they add here would be compiled twice)."""
+    import fxdp
+    from fxdp.samplers import _nb_core, _nb_lanes
+    _nb_lanes.compile_stream_core()
+    core = (_nb_core._block_core, _nb_core._refill, _nb_core.bits_used_nb, _nb_lanes.lane_blocks,
+            _nb_lanes.restart_device)
+    before = {d.__name__: set(d.signatures) for d in core}
+    assert all(len(s) >= 1 for s in before.values())
+    n = 300
+    fxdp.make_randomized_response_bool(0.75, constant_time=True).simulate([True] * n, seed=1)
+    fxdp.make_geometric(10, bounds=(10, 30), constant_time=True).simulate([20] * n, seed=1)
+    fxdp.make_geometric(10, bounds=(10, 30)).simulate([20] * n, seed=1)
+    after = {d.__name__: set(d.signatures) for d in core}
+    assert after == before

@@ -27,7 +27,10 @@ _U1 = np.uint64(1)
 def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
     """(status, symbol) for grid index i.  Called, not inlined, and calling the Piecewise and
     Duchi draws likewise: inlined, their four copies (both branches of ct) made the first
-    compile of the Hybrid fleet 17 s on a 2-core machine; called, 10 s, at the same rate."""
+    compile of the Hybrid fleet 17 s on a 2-core machine; called, 10 s, at the same rate.
+    They get ``ct`` itself, not a literal True / False: a literal is a type of its own, so
+    literals compiled each draw twice (3 s more of the cold demo; the rate the same within
+    run-to-run noise, docs/startup.md)."""
     L = (_U1 << bits) + w
     buf, c = _load(state)
     if ct:
@@ -38,16 +41,16 @@ def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
     if st != OK:
         return st, _U0
     if ct:
-        st, j = _pm_one_call(state, a, w, prob_bits, bits, True, i)
+        st, j = _pm_one_call(state, a, w, prob_bits, bits, ct, i)
         if st != OK:
             return st, _U0
-        st, y = _duchi_one_call(state, base_num, slope, prob_bits + bits, True, i)
+        st, y = _duchi_one_call(state, base_num, slope, prob_bits + bits, ct, i)
         if st != OK:
             return st, _U0
         return OK, (j if pick else L + (_U1 if y else _U0))
     if pick:
-        return _pm_one_call(state, a, w, prob_bits, bits, False, i)
-    st, y = _duchi_one_call(state, base_num, slope, prob_bits + bits, False, i)
+        return _pm_one_call(state, a, w, prob_bits, bits, ct, i)
+    st, y = _duchi_one_call(state, base_num, slope, prob_bits + bits, ct, i)
     if st != OK:
         return st, _U0
     return OK, L + (_U1 if y else _U0)

@@ -233,3 +233,25 @@ def fast_bits_used(state, key, first_block):
     per_block = np.int64(256) if fast_key_erasure(key) else np.int64(512)
     return ((np.int64(np.uint32(first_block)) + np.int64(1)) * per_block
             - (np.int64(16) - np.int64(state[WORD_POS])) * np.int64(32) - np.int64(state[BITCOUNT]))
+
+
+def compile_stream_core():
+    """Compile (or load from Numba's cache) the keystream functions every fleet kernel calls,
+    at the types the fleet kernels call them with.  A caller that is about to start a second
+    process compiling other kernels runs this first, so that the second process loads them
+    from the cache instead of compiling them again beside it (about 2.7 s of a cold start on
+    a 2-core machine).  tests/test_numba_cache.py checks that these are the signatures the
+    fleet kernels use.  Returns True if any of them was compiled (the cache was cold)."""
+    from numba import types as T
+    from ._nb_core import _block_core, _refill, bits_used_nb
+    u32 = T.Array(T.uint32, 1, "C")
+    u64 = T.Array(T.uint64, 1, "C")
+    u32x2 = T.Array(T.uint32, 2, "C")
+    stream0 = T.literal(0)
+    _block_core.compile((T.uint64,) * 12)
+    _refill.compile((u32,))
+    bits_used_nb.compile((u32,))
+    lane_blocks.compile((u32, u64, T.int64, T.int64, T.uint32, stream0, u32x2))
+    restart_device.compile((u32, u32x2, u32, u64, T.int64, T.int64, T.uint32, stream0))
+    return any(sum(d.stats.cache_misses.values())
+               for d in (_block_core, _refill, bits_used_nb, lane_blocks, restart_device))
