@@ -43,26 +43,27 @@ MARKER = ".fxdp-demo"
 
 TEMPERATURE_BOUNDS = (10, 30)
 
-# The two configs the demo writes next to the firmware; `fxdp export`, `fxdp simulate`
-# and `fxdp audit` take them as they are.  (comment, [mechanism] table)
-TEMPERATURE = ("""\
-# fxdp demo 1/2: every thermostat reports its room temperature,
-# whole degrees Celsius clamped to [10, 30], with constant-time
-# bounded geometric (discrete Laplace) noise of scale 10.
-# Local DP over the whole range: epsilon = (30 - 10) / 10 = 2.
-""", {"kind": "geometric", "scale": 10, "bounds": [10, 30], "constant_time": True})
+# The two configs the demo writes next to the firmware (fxdp/scenarios/*.toml: a comment and a
+# [mechanism] table); `fxdp export`, `fxdp simulate` and `fxdp audit` take them as they are.
+TEMPERATURE = "thermostat_temperature.toml"
+HEATING = "thermostat_heating.toml"
 
-HEATING = ("""\
-# fxdp demo 2/2: every thermostat answers "was the heating on last night?"
-# with constant-time binary randomized response: the true answer with
-# probability 3/4 exactly, epsilon = ln 3.
-""", {"kind": "randomized_response_bool", "prob": 0.75, "constant_time": True})
+
+def scenario(name):
+    """(comment, [mechanism] table) of one scenario file in fxdp/scenarios."""
+    from importlib.resources import files
+
+    from .config import tomllib
+    text = files("fxdp.scenarios").joinpath(name).read_text(encoding="utf-8")
+    comment = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    return comment, tomllib.loads(text)["mechanism"]
 
 
 def config_text(spec, target, devices, seed):
-    """The TOML text of one demo config (fxdp.config's schema)."""
+    """The TOML text of one demo config (fxdp.config's schema); spec: a scenario file name or a
+    (comment, [mechanism] table) pair."""
     from .config import config_from_dict, dumps
-    comment, table = spec
+    comment, table = scenario(spec) if isinstance(spec, str) else spec
     m = config_from_dict({"mechanism": table}).mechanism
     return comment + dumps(m, target=target, simulation={"devices": devices, "seed": seed,
                                                                    "stream_version": STREAM_VERSION})
@@ -309,17 +310,12 @@ def _recommended(eps, devices):
     return constructor(best["kind"])(**best["config"]), best
 
 
-def _readings_for(m, kind, readings):
-    # readings as the mechanism's simulate takes them (whole degrees; raw fixed point for the Laplace)
-    return readings * (1 << m.F) if kind == "laplace_fixed" else readings
-
-
 def _compile_recommended(eps_text, devices):
     """The child process of `_start_compiling`: simulate a few devices through the recommended
     mechanism so that its kernels are compiled into Numba's cache (the output is discarded)."""
     m, best = _recommended(Fraction(eps_text), devices)
     x = np.arange(64, dtype=np.int64) % 3 + TEMPERATURE_BOUNDS[0]     # off the grid too: rounding compiles
-    m.simulate(_readings_for(m, best["kind"], x), seed=0)
+    m.simulate(m.readings_input(x), seed=0)
 
 
 def _start_compiling(eps, devices):
@@ -355,7 +351,7 @@ def _recommended_temperature(temp, readings, true, devices, compiling=None):
     m, best = _recommended(eps, devices)
     if compiling is not None:
         compiling.wait()                                    # its kernels are in the cache now
-    e = m.estimate(m.simulate(_readings_for(m, best["kind"], readings), seed=temp["seed"]))
+    e = m.estimate(m.simulate(m.readings_input(readings), seed=temp["seed"]))
     g = temp["estimate"]
     return {"kind": best["kind"], "mechanism": repr(m), "epsilon": float(best["epsilon"]),
             "epsilon_geometric": float(eps), "worst_case_stderr": float(best["mse"]) ** 0.5,

@@ -12,35 +12,25 @@ check that they were given the mechanism they estimate for.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
 from .finite.constants import EXCEPTION_RAW  # noqa: F401  (the exception value in simulate outputs)
+from .finite.laplace import fixed_point_mean  # noqa: F401
+from .finite.worst_case import (LAPLACE_CELLS, WORST_CASE_READINGS, laplace_fixed_at,  # noqa: F401
+                                laplace_fixed_worst_mse)
 from .mechanisms.base import check_mechanism
-from .mechanisms.geometric import (MAX_CHANNEL_INPUTS, discrete_laplace_variance,  # noqa: F401
-                                   bounded_geometric_mean as _bounded_geometric_mean, channel_scores as _channel_scores,
-                                   geometric_mean as _geometric_mean, geometric_sum as _geometric_sum)
-from .mechanisms.rappor import rappor_stderr  # noqa: F401
+from .mechanisms.geometric import (MAX_CHANNEL_INPUTS, MAX_GEOMETRIC_SPAN, bounded_geometric_mean,  # noqa: F401
+                                   bounded_geometric_worst_variance, channel_scores, discrete_laplace_variance,
+                                   geometric_mean, geometric_sum)
+from .mechanisms.randomized_response import rr_bool_frequency, rr_frequencies  # noqa: F401
+from .mechanisms.rappor import rappor_counts, rappor_stderr  # noqa: F401
 from .reports import Estimate  # noqa: F401
-
-
-def _expect(m, kinds, what):
-    check_mechanism(m, what)
-    if m.kind not in kinds:
-        raise TypeError(f"{what} estimates for {' / '.join(kinds)} mechanisms, got a {m.kind!r} mechanism; "
-                        f"m.estimate(reports) is the estimator of any mechanism")
-    return m
 
 
 def estimate(reports, mechanism):
     """The default unbiased estimator of mechanism's family on its reports (``m.estimate``)."""
     return check_mechanism(mechanism, "fxdp.estimate.estimate").estimate(reports)
-
-
-def rr_bool_frequency(reports, mechanism):
-    """Fraction of devices whose true bit is 1, from binary randomized-response reports."""
-    return _expect(mechanism, ("randomized_response_bool",), "rr_bool_frequency").estimate(reports)
 
 
 def rr_bool_stderr(pi, p, n):
@@ -49,48 +39,11 @@ def rr_bool_stderr(pi, p, n):
     return math.sqrt(y * (1 - y) / n) / (2 * p - 1)
 
 
-def rr_frequencies(indices, mechanism):
-    """Frequency of each of the t categories from k-ary reports (category indices)."""
-    return _expect(mechanism, ("randomized_response",), "rr_frequencies").estimate(indices)
-
-
 def rr_stderr(pi, p, t, n):
     pi = np.asarray(pi, dtype=np.float64)
     q = (1 - p) / (t - 1)
     y = pi * p + (1 - pi) * q
     return np.sqrt(y * (1 - y) / n) / (p - q)
-
-
-def rappor_counts(reports, mechanism):
-    """Unbiased per-bit counts N_i from basic RAPPOR reports (an n x k 0/1 matrix)."""
-    return _expect(mechanism, ("rappor",), "rappor_counts").estimate(reports)
-
-
-def geometric_sum(noised, mechanism):
-    """Sum (and mean) of the true values from geometric-noised releases."""
-    return _geometric_sum(noised, _expect(mechanism, ("geometric",), "geometric_sum"))
-
-
-def geometric_mean(noised, mechanism):
-    return _geometric_mean(noised, _expect(mechanism, ("geometric",), "geometric_mean"))
-
-
-def channel_scores(mechanism):
-    """Unbiased per-report scores w(y) for the mean of a bounded constant-time geometric."""
-    return _channel_scores(_expect(mechanism, ("geometric",), "channel_scores"))
-
-
-def bounded_geometric_mean(noised, mechanism):
-    """Mean of the true values from bounded constant-time geometric releases (channel inversion)."""
-    return _bounded_geometric_mean(noised, _expect(mechanism, ("geometric",), "bounded_geometric_mean"))
-
-
-_FINITE = ("laplace_fixed", "naive_laplace_fixed", "planar_laplace_fixed", "laplace_grid", "planar_laplace_grid")
-
-
-def fixed_point_mean(raw_outputs, mechanism):
-    """Mean of the true values from fixed-point Laplace releases (raw outputs of ``m.simulate``)."""
-    return _expect(mechanism, _FINITE, "fixed_point_mean").estimate(raw_outputs)
 
 
 # --------------------------------------------------------------------------
@@ -166,52 +119,30 @@ def recommend_frequency_oracle(epsilon, d, n, bits=32):
     by the closed-form variance of one item's frequency estimate at frequency 0 (the typical item of
     a large domain) over n reports.  Returns a list of {kind, config, epsilon, variance, bits_per_report,
     mechanism} (config abbreviates k-ary RR's categories; mechanism is the realized oracle), smallest
-    variance first."""
-    from fractions import Fraction
-
-    from .conservative import exp_interval
-    from .registry import constructor
+    variance first.  The candidates are every registered kind's ``oracle_configs``
+    (fxdp.mechanisms.base.answers), in registration order where two variances tie."""
+    from .registry import answering, constructor
     from .validate import check_int, check_rational
     eps = check_rational("epsilon", epsilon, 0, 64, lo_open=True)
     d = check_int("d", d, 2, 1 << 20)
     n = check_int("n", n, 1)
-    lo, _ = exp_interval(eps)
-    candidates = [("unary_encoding", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, d),
-                  ("unary_encoding", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, d),
-                  ("hadamard_response", {"d": d, "epsilon": eps, "bits": bits}, d.bit_length()),
-                  # local hashing sends its hash seed (62 bits) and y in [0, g): m.bits_per_report
-                  ("local_hashing", {"d": d, "epsilon": eps, "optimized": True, "bits": bits}, None),
-                  ("local_hashing", {"d": d, "epsilon": eps, "optimized": False, "bits": bits}, None)]
-    if d <= 1 << min(bits - 1, 16):
-        # k-ary RR at p = e^eps / (e^eps + d - 1), from a lower bound on e^eps (never above epsilon)
-        prob = Fraction(lo) / (lo + d - 1)
-        candidates.append(("randomized_response", {"categories": list(range(d)), "prob": prob,
-                                                   "bits": min(bits, 32)}, max(1, (d - 1).bit_length())))
-    # k indices of ceil(log2 d) bits, k chosen by the constructor (None: m.bits_per_report); listed
-    # after k-RR, so that at k = 1 (where subset selection is k-RR, same variance) k-RR ranks first
-    candidates.append(("subset_selection", {"d": d, "epsilon": eps, "bits": bits}, None))
     rows = []
-    for kind, kwargs, size in candidates:
-        try:
-            m = constructor(kind)(**kwargs)
-        except ValueError:            # the oracle cannot realize this epsilon at this precision
-            continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            var = float(m.variance(0.0, n))
-        if m.epsilon == 0 or not math.isfinite(var):
-            continue                  # realized with p = q: the reports carry no information
-        shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
-        rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon,
-                     "variance": var,
-                     "bits_per_report": m.bits_per_report if size is None else size, "mechanism": m})
+    for kind, configs in answering("oracle_configs"):
+        for kwargs in configs(eps, d, bits):
+            try:
+                m = constructor(kind)(**kwargs)
+            except ValueError:            # the oracle cannot realize this epsilon at this precision
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                var = float(m.variance(0.0, n))
+            if m.epsilon == 0 or not math.isfinite(var):
+                continue                  # realized with p = q: the reports carry no information
+            shown = {k: (f"{len(v)} categories" if k == "categories" else v) for k, v in kwargs.items()}
+            rows.append({"kind": kind, "config": shown, "epsilon": m.epsilon, "variance": var,
+                         "bits_per_report": m.bits_per_report, "mechanism": m})
     if not rows:
         raise ValueError(f"epsilon = {float(eps)!r} is too small for every oracle at bits = {bits}")
     return sorted(rows, key=lambda r: r["variance"])
-
-
-MAX_GEOMETRIC_SPAN = 256      # recommend_numeric: the bounded geometric's channel is (span + 1)^2 floats
-LAPLACE_CELLS = 4096          # recommend_numeric: cells of [lo, hi] the Laplace's moments are summed over
-WORST_CASE_READINGS = 257     # recommend_numeric: readings in [lo, hi] searched for the Laplace's worst case
 
 
 def recommend_numeric(lo, hi, epsilon, n, bits=12, *, integer_readings=False):
@@ -246,97 +177,19 @@ def recommend_numeric(lo, hi, epsilon, n, bits=12, *, integer_readings=False):
     A mechanism that cannot be realized for (lo, hi, epsilon) (the fixed-point Laplace's Q15.16
     format, its uniform bits or a non-dyadic range end) is left out, as recommend_frequency_oracle
     leaves out an oracle; Duchi, Piecewise and Hybrid raise the ValueError for bad lo, hi, epsilon.
+    The candidates are every registered kind's ``reading_configs`` (fxdp.mechanisms.base.answers);
+    each realized mechanism gives its ``worst_case_mse(n)`` and its ``local_epsilon``.
     """
-    from fractions import Fraction
-
-    from .registry import constructor
+    from .registry import answering, constructor
     from .validate import check_int
     n = check_int("n", n, 1)
-    rows = []
-    for kind in ("duchi", "piecewise", "hybrid"):
-        kwargs = {"lo": lo, "hi": hi, "epsilon": epsilon, "bits": bits}
-        m = constructor(kind)(**kwargs)          # ValueError (bad lo, hi, epsilon, bits) names the parameter
-        v = float(m.worst_case_variance(n))
-        rows.append({"kind": kind, "config": kwargs, "epsilon": m.epsilon, "variance": v, "stderr": v ** 0.5,
-                     "mse": v})
-    eps = Fraction(epsilon)
     if not isinstance(integer_readings, bool):
         raise TypeError(f"integer_readings must be a bool, got {integer_readings!r}")
-    if (integer_readings and Fraction(lo).denominator == 1 and Fraction(hi).denominator == 1
-            and hi - lo <= MAX_GEOMETRIC_SPAN):
-        rows.append(_bounded_geometric_row(int(lo), int(hi), eps, n))
-    try:
-        rows.append(_laplace_fixed_row(Fraction(lo), Fraction(hi), eps, n))
-    except ValueError:        # not realizable here (format range, uniform bits, range ends off its grid)
-        pass
+    rows = []
+    for kind, configs in answering("reading_configs"):
+        for kwargs in configs(lo, hi, epsilon, bits, integer_readings):
+            m = constructor(kind)(**kwargs)       # ValueError (bad lo, hi, epsilon, bits) names the parameter
+            mse, v = m.worst_case_mse(n)
+            rows.append({"kind": kind, "config": kwargs, "epsilon": m.local_epsilon, "variance": v,
+                         "stderr": v ** 0.5, "mse": mse})
     return sorted(rows, key=lambda r: r["mse"])
-
-
-def bounded_geometric_worst_variance(m):
-    """max over inputs x of Var(w(Y) | x) for a bounded constant-time geometric m: the per-report
-    variance of ``bounded_geometric_mean``'s scores at the worst-case input (exact channel)."""
-    from .mechanisms.geometric import channel_matrix
-    _, w = _channel_scores(m)
-    P = channel_matrix(m)
-    lo, hi = m.bounds
-    xs = np.arange(lo, hi + 1, dtype=np.float64)
-    return float(np.max(P @ (w * w) - xs * xs))
-
-
-def _bounded_geometric_row(lo, hi, eps, n):
-    from .registry import constructor
-    kwargs = {"scale": Fraction(hi - lo) / eps, "bounds": [lo, hi], "constant_time": True}
-    m = constructor("geometric")(**kwargs)
-    v = bounded_geometric_worst_variance(m) / n
-    return {"kind": "geometric", "config": kwargs, "epsilon": m.privacy_map(hi - lo), "variance": v,
-            "stderr": v ** 0.5, "mse": v}
-
-
-def laplace_fixed_at(lo, hi, epsilon):
-    """The fixed-point Laplace on [lo, hi] (sensitivity hi - lo) whose privacy map at d_in = 1 is at
-    most epsilon: the requested epsilon lowered by the map's excess (a few fixed-point steps, on a
-    2^-16 grid, rounded down).  Returns (mechanism, its config)."""
-    from .registry import constructor
-    eps = Fraction(epsilon)
-    req = eps
-    for _ in range(12):
-        kwargs = {"epsilon": req, "bounds": [lo, hi], "sensitivity": hi - lo}
-        m = constructor("laplace_fixed")(**kwargs)
-        excess = Fraction(m.privacy_map(1)) - eps
-        if excess <= 0:
-            return m, kwargs
-        req = Fraction(math.floor((req - excess) * 65536), 65536)
-        if req <= 0:
-            break
-    raise ValueError(f"epsilon = {float(eps)!r} is too small for the fixed-point Laplace on [{lo}, {hi}]")
-
-
-def laplace_fixed_worst_mse(m, n, cells=LAPLACE_CELLS, readings=WORST_CASE_READINGS):
-    """(worst-case mse, variance at that reading, the reading) of ``fixed_point_mean`` over n
-    equal readings in the mechanism's bounds (recommend_numeric's formula)."""
-    lo, hi = float(m.lo * m.qformat.resolution), float(m.hi * m.qformat.resolution)
-    b = float(m.scale)
-    edges = np.linspace(lo, hi, cells + 1)
-    mid = (edges[:-1] + edges[1:]) / 2
-
-    def cdf(z):
-        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b), 1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
-
-    best = (-1.0, 0.0, lo)
-    for x in np.linspace(lo, hi, readings):
-        pr = np.diff(cdf(edges - x))
-        p = float(pr.sum())
-        mu = float(pr @ mid) / p
-        s2 = max(float(pr @ (mid - mu) ** 2) / p, 0.0)
-        var = s2 / (n * p)
-        mse = float((mu - x) ** 2 + var)
-        if mse > best[0]:
-            best = (mse, var, float(x))
-    return best
-
-
-def _laplace_fixed_row(lo, hi, eps, n):
-    m, kwargs = laplace_fixed_at(lo, hi, eps)
-    mse, var, _ = laplace_fixed_worst_mse(m, n)
-    return {"kind": "laplace_fixed", "config": kwargs, "epsilon": m.privacy_map(1), "variance": var,
-            "stderr": var ** 0.5, "mse": mse}

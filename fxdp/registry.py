@@ -69,6 +69,28 @@ def constructors() -> dict:
     return {k: _KINDS[k].constructor() for k in kinds()}
 
 
+def registered() -> list[str]:
+    """Every kind in the order of registration (the recommenders' candidate order: a tie in
+    their ranking keeps it)."""
+    return list(_KINDS)
+
+
+def answer(kind, question):
+    """The family's answer to ``question`` for ``kind`` (a function; ``fxdp.mechanisms.base.answers``),
+    or None when the kind does not answer it (imports the family module)."""
+    return getattr(constructor(kind), "answers", {}).get(question)
+
+
+def answering(question) -> list[tuple[str, object]]:
+    """[(kind, answer)] of every kind that answers ``question``, in registration order."""
+    out = []
+    for kind in registered():
+        f = answer(kind, question)
+        if f is not None:
+            out.append((kind, f))
+    return out
+
+
 def exportable_kinds() -> list[str]:
     return [k for k in kinds() if _KINDS[k].exportable]
 

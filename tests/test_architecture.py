@@ -25,7 +25,7 @@ LAYERS = {
     "fxdp.audit": 5, "fxdp.accounting": 5, "fxdp.estimate": 5, "fxdp.estimate_rappor": 5, "fxdp.fleet": 5,
     "fxdp.reportfiles": 5,
     "fxdp.plots": 6, "fxdp.config": 6, "fxdp.targets": 6, "fxdp.export": 6, "fxdp.cli": 6, "fxdp.demo": 6,
-    "fxdp.__main__": 6, "fxdp.dask_engine": 6,
+    "fxdp.__main__": 6, "fxdp.dask_engine": 6, "fxdp.scenarios": 6,
 }
 UPPER = ("fxdp.audit", "fxdp.accounting", "fxdp.estimate", "fxdp.fleet", "fxdp.reportfiles", "fxdp.plots", "fxdp.config", "fxdp.export", "fxdp.cli", "fxdp.dask_engine",
          "fxdp.demo")
@@ -152,6 +152,40 @@ def test_no_type_switch_on_a_mechanism_class_above_the_families_or_in_kernels():
                 if imported & classes:
                     found.append(f"{p.name}:{n.lineno} imports {sorted(imported & classes)}")
     assert found == []
+
+
+def _kind_literals(source, kinds):
+    """(line, kind) of every string constant in source equal to a mechanism kind, except a dict
+    display's key and a subscript's index: those name a field of a report (the demo's JSON key
+    ``report["geometric"]``), not a mechanism to switch on."""
+    tree = ast.parse(source)
+    fields = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Dict):
+            fields |= {id(k) for k in n.keys if k is not None}
+        elif isinstance(n, ast.Subscript):
+            fields.add(id(n.slice))
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in kinds
+            and id(n) not in fields]
+
+
+def test_no_mechanism_kind_named_in_layers_5_and_6():
+    """The upper layers ask the registry and the mechanism protocol (fxdp.mechanisms.base.answers,
+    worst_case_mse, readings_input, ...), never a kind by name: a kind string in their code is
+    family knowledge in the wrong place."""
+    kinds = set(registry.kinds())
+    found = []
+    for name, p in _modules().items():
+        if (_layer(name) or 0) >= 5:
+            found += [f"{p.relative_to(ROOT.parent)}:{line}: {kind!r}" for line, kind in
+                      _kind_literals(p.read_text(), kinds)]
+    assert found == []
+
+
+def test_the_kind_check_catches_a_kind_switch():
+    src = 'def f(m, r):\n    if m.kind == "laplace_fixed":\n        return r["geometric"]\n    return {"geometric": 1}\n'
+    assert _kind_literals(src, {"laplace_fixed", "geometric"}) == [(2, "laplace_fixed")]
 
 
 # --------------------------------------------------------------------------

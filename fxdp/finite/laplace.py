@@ -79,7 +79,7 @@ from fractions import Fraction
 from ..bitsource import BitSource, default_source
 from ..conservative import float_up
 from ..fixed import QFormat
-from ..mechanisms.base import Mechanism
+from ..mechanisms.base import Mechanism, answers, expect_kind
 from ..mechanisms.geometric import realize_scale
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational, given
@@ -540,7 +540,29 @@ class LaplaceFixed(_FixedBase):
         from ._device import laplace_fixed_spec
         return laplace_fixed_spec(self)
 
+    def worst_case_mse(self, n):
+        """(mse, variance) of ``fixed_point_mean`` over n equal readings at the worst reading
+        (``fxdp.finite.worst_case.laplace_fixed_worst_mse``: biased toward the middle)."""
+        from .worst_case import laplace_fixed_worst_mse
+        mse, var, _ = laplace_fixed_worst_mse(self, n)
+        return mse, var
 
+    def readings_input(self, readings):
+        """Readings in the bounds' units -> the raw fixed-point values ``simulate`` takes (exact for
+        whole readings; others rounded to the nearest raw value)."""
+        import numpy as np
+        x = np.asarray(readings)
+        if x.dtype.kind in "iub":
+            return x.astype(np.int64) * (1 << self.F)
+        return np.rint(x.astype(np.float64) * float(1 << self.F)).astype(np.int64)
+
+
+def _reading_configs(lo, hi, epsilon, bits, integer_readings):
+    from .worst_case import reading_configs
+    return reading_configs(lo, hi, epsilon, bits, integer_readings)
+
+
+@answers(reading_configs=_reading_configs)
 def make_laplace_fixed(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", uniform_bits=32,
                        truncation="exception"):
     """Fixed-point Laplace with snapping and truncation (Gazeau et al. Mechanism 3).
@@ -917,6 +939,9 @@ def make_planar_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q1
 # estimator (floats: statistics on released data)
 # ==========================================================================
 
+# the kinds of this family (their estimator is fixed_point_mean)
+FINITE_KINDS = ("laplace_fixed", "naive_laplace_fixed", "planar_laplace_fixed", "laplace_grid", "planar_laplace_grid")
+
 def fixed_point_mean(raw_outputs, mechanism):
     """Mean of the true values from fixed-point Laplace releases (raw outputs of
     ``m.simulate``; planar: an n x 2 array gives the mean point).
@@ -927,6 +952,7 @@ def fixed_point_mean(raw_outputs, mechanism):
     """
     import numpy as np
     from ..reports import Estimate
+    expect_kind(mechanism, FINITE_KINDS, "fixed_point_mean")
     raw = np.asarray(raw_outputs, dtype=np.int64)
     keep = raw != EXCEPTION_RAW
     if raw.ndim == 2:

@@ -134,6 +134,12 @@ def realize_p(epsilon, prob_bits):
     return a_p
 
 
+def grid_reading_configs(lo, hi, epsilon, bits, integer_readings):
+    """``reading_configs`` of Duchi, Piecewise and Hybrid (fxdp.mechanisms.base.answers): the
+    reading on a grid of 2^bits + 1 levels over [lo, hi] at epsilon, whole or not."""
+    return [{"lo": lo, "hi": hi, "epsilon": epsilon, "bits": bits}]
+
+
 class GridNumeric(Mechanism):
     """Base of the grid numeric mechanisms (see the module docstring)."""
     input_metric = "DiscreteMetric"          # local DP: any two readings are neighbours
@@ -169,6 +175,11 @@ class GridNumeric(Mechanism):
 
     def privacy_map(self, d_in):
         return 0.0 if check_int("d_in", d_in, 0) == 0 else self._eps
+
+    def worst_case_mse(self, n):
+        """(mse, variance): the estimator is unbiased, so both are ``worst_case_variance(n)``."""
+        v = float(self.worst_case_variance(n))
+        return v, v
 
     @property
     def step(self):

@@ -77,6 +77,13 @@ Reports on the wire (docs/wire.md)
 Plots
     ``default_pair()``: a neighbouring input pair; ``output_distribution(x,
     x_prime)``: an ``fxdp.mechanisms.distribution.OutputDistribution``.
+Choosing a mechanism (the recommenders of ``fxdp.estimate``)
+    A family answers a question about a whole kind on its constructor, with the ``answers``
+    decorator below (``reading_configs``, ``oracle_configs``); the mechanisms it configures then
+    answer on themselves: ``worst_case_mse(n)`` (a numeric reading's estimator), ``variance(f,
+    n)`` and ``bits_per_report`` (a frequency oracle), ``readings_input(readings)`` (the
+    readings as ``simulate`` takes them).  The recommenders walk the registry and never name a
+    kind.
 
 ``device_spec()`` returns a dict with these keys:
 
@@ -128,6 +135,40 @@ class InputRange:
 
     def __repr__(self):
         return f"InputRange({self.lo!r}, {self.hi!r}, {self.parameter!r})"
+
+
+def answers(**questions):
+    """Decorator for ``make_<kind>``: the family's answers to the questions the upper layers ask of
+    every kind (``fxdp.registry.answer(kind, question)``).  The questions:
+
+    * ``reading_configs(lo, hi, epsilon, bits, integer_readings)`` -> list of constructor
+      keyword arguments: configurations of this kind that release a reading in [lo, hi] at a
+      local epsilon of at most ``epsilon`` (empty where the kind cannot; ValueError for a bad
+      lo, hi, epsilon or bits).  The mechanisms answer ``worst_case_mse(n)``.
+    * ``oracle_configs(epsilon, d, bits)`` -> list of keyword arguments: frequency oracles of
+      this kind over d items at an epsilon of at most ``epsilon``.  The mechanisms answer
+      ``variance(0.0, n)`` and ``bits_per_report``.
+    """
+    known = {"reading_configs", "oracle_configs"}
+    unknown = set(questions) - known
+    if unknown:
+        raise ValueError(f"questions must be among {sorted(known)}, got {sorted(unknown)}")
+
+    def mark(make):
+        make.answers = dict(questions)
+        return make
+    return mark
+
+
+def expect_kind(m, kinds, what):
+    """m, if it is a mechanism of one of ``kinds``: a family's named estimator (``rappor_counts``)
+    refuses another family's mechanism with a TypeError naming both (the family names its own
+    kinds; the upper layers never do)."""
+    check_mechanism(m, what)
+    if m.kind not in kinds:
+        raise TypeError(f"{what} estimates for {' / '.join(kinds)} mechanisms, got a {m.kind!r} mechanism; "
+                        f"m.estimate(reports) is the estimator of any mechanism")
+    return m
 
 
 def check_mechanism(m, what):
@@ -263,6 +304,16 @@ class Mechanism:
         --clamp.  None (default): the family clamps nothing (fleet_inputs refuses what lies outside
         its domain: booleans, indices, bits)."""
         return None
+
+    def worst_case_mse(self, n):
+        """Numeric readings: (mse, variance) of the default estimator of the mean of n equal
+        readings, at the reading in the range where the mse is largest (fxdp.estimate.recommend_numeric)."""
+        raise NotImplementedError(f"{self.kind}: no worst-case mean-squared error")
+
+    def readings_input(self, readings):
+        """Readings (whole or fixed-point numbers in the reading's units) as ``simulate`` takes
+        them; default: as they are."""
+        return readings
 
     def true_statistic(self, values):
         """The statistic estimate() estimates, computed exactly on true inputs (as simulate takes

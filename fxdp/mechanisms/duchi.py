@@ -42,8 +42,8 @@ from ..conservative import log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u64
-from ._numeric import MAX_PROB_BITS, GridNumeric, realize_p
-from .base import CConfig
+from ._numeric import MAX_PROB_BITS, GridNumeric, grid_reading_configs, realize_p
+from .base import CConfig, answers
 
 SRC_DUCHI = SRC_RNG + ["fxdp_bernoulli.c", "fxdp_mech_duchi.c"]
 PMF_MAX_BITS = 12            # output_pmf / audit_pairs enumerate the grid
@@ -209,6 +209,7 @@ class Duchi(GridNumeric):
         return {1: one, 0: 1 - one}
 
 
+@answers(reading_configs=grid_reading_configs)
 def make_duchi(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB_BITS):
     """Duchi et al.'s one-bit mechanism for readings in [lo, hi] (lo < hi) on a grid of 2^bits + 1
     levels (1 <= bits <= 24): epsilon in (0, 64], realized with p = a_p / 2^prob_bits

@@ -22,7 +22,7 @@ from ..samplers import reference as ref
 from ..samplers.bounded import exact_max_ratio, make_bounded_laplace_table
 from ..validate import check_int, check_rational, given
 from ._device import SRC_GEOMETRIC, _ct_text, _init, i64, u8, u32
-from .base import CConfig, Mechanism
+from .base import CConfig, Mechanism, answers, expect_kind
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 U32_MAX = (1 << 32) - 1
@@ -31,6 +31,7 @@ MODE_NONE, MODE_LAZY, MODE_CT = 0, 1, 2      # fleet kernel modes (fxdp.mechanis
 MAX_ENUMERATED_INPUTS = 4096  # audit: enumerate every input pair up to 4096/16 inputs
 MAX_LOCAL_SPAN = 64           # d_in > 1 on the constant-time form: inputs enumerated pairwise
 MAX_CHANNEL_INPUTS = 4096     # channel inversion (bounded_geometric_mean) up to this many inputs
+MAX_GEOMETRIC_SPAN = 256      # reading_configs: the channel is (span + 1)^2 floats
 
 
 def realize_scale(scale):
@@ -266,6 +267,13 @@ class Geometric(Mechanism):
         return out if self.vector else out.reshape(out.shape[0])
 
     # --- estimation
+    def worst_case_mse(self, n):
+        """(mse, variance) of bounded_geometric_mean over n equal readings at the worst input:
+        unbiased, so both are the per-report variance of its scores (exact channel) over n.
+        ValueError unless the form is bounded and constant time."""
+        v = bounded_geometric_worst_variance(self) / n
+        return v, v
+
     def estimate(self, reports):
         """The bounded constant-time scalar form: the channel-inverted mean (unbiased under
         saturation); otherwise the sum of the true values."""
@@ -393,6 +401,22 @@ class Geometric(Mechanism):
                           epsilon_claimed=eps, note=note)
 
 
+def _reading_configs(lo, hi, epsilon, bits, integer_readings):
+    """``reading_configs`` (fxdp.mechanisms.base.answers): only whole readings (a thermostat's
+    whole degrees: the mechanism takes integers and has no randomized rounding, whose variance
+    its worst case would miss), integer lo < hi at most MAX_GEOMETRIC_SPAN apart; the bounded
+    constant-time form at scale (hi - lo) / epsilon, local DP over the whole range."""
+    try:
+        lo_q, hi_q, eps = Fraction(lo), Fraction(hi), Fraction(epsilon)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return []                  # not numbers: the grid readings' constructors name the parameter
+    if not (integer_readings and lo_q.denominator == 1 and hi_q.denominator == 1
+            and 0 < hi_q - lo_q <= MAX_GEOMETRIC_SPAN and eps > 0):
+        return []
+    return [{"scale": (hi_q - lo_q) / eps, "bounds": [int(lo_q), int(hi_q)], "constant_time": True}]
+
+
+@answers(reading_configs=_reading_configs)
 def make_geometric(scale, bounds=None, constant_time=False, vector=False, bits=32, dim=None,
                    strict=False):
     """Geometric mechanism: scale >= 0, bounds (lower, upper) or None for the int64 range.
@@ -491,6 +515,7 @@ def geometric_sum(noised, mechanism):
     Unbiased when no release saturated at the bounds (the noise is symmetric);
     the standard error is sqrt(n Var(Z)).
     """
+    expect_kind(mechanism, ("geometric",), "geometric_sum")
     y = reports_array(noised).ravel()
     n = y.size
     var = 0.0 if mechanism.scale == 0 else discrete_laplace_variance(mechanism.s, mechanism.t)
@@ -507,7 +532,8 @@ def exact_int_sum(y):
 
 
 def geometric_mean(noised, mechanism):
-    est = geometric_sum(noised, mechanism)
+    """geometric_sum over n."""
+    est = geometric_sum(noised, expect_kind(mechanism, ("geometric",), "geometric_mean"))
     n = np.asarray(noised).size
     return Estimate("mean", est.estimate / n, est.stderr / n)
 
@@ -522,6 +548,7 @@ def channel_scores(mechanism):
     unbiased for the mean of the true values, whatever their distribution.
     Returns (outputs, w) as numpy arrays.
     """
+    expect_kind(mechanism, ("geometric",), "channel_scores")
     lo, hi = mechanism.bounds
     P = channel_matrix(mechanism)
     xs = np.arange(lo, hi + 1, dtype=np.float64)
@@ -546,6 +573,16 @@ def channel_matrix(mechanism):
     return P
 
 
+def bounded_geometric_worst_variance(m):
+    """max over inputs x of Var(w(Y) | x) for a bounded constant-time geometric m: the per-report
+    variance of ``bounded_geometric_mean``'s scores at the worst-case input (exact channel)."""
+    _, w = channel_scores(m)
+    P = channel_matrix(m)
+    lo, hi = m.bounds
+    xs = np.arange(lo, hi + 1, dtype=np.float64)
+    return float(np.max(P @ (w * w) - xs * xs))
+
+
 def bounded_geometric_mean(noised, mechanism):
     """Mean of the true values from bounded constant-time geometric releases.
 
@@ -554,6 +591,7 @@ def bounded_geometric_mean(noised, mechanism):
     counts the spread of the true values too, so against one fleet's own mean
     it is conservative (as for the frequency estimators).
     """
+    expect_kind(mechanism, ("geometric",), "bounded_geometric_mean")
     y = reports_array(noised).ravel()
     lo, hi = mechanism.bounds
     if y.min() < lo or y.max() > hi:

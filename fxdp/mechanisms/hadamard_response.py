@@ -42,7 +42,7 @@ from ..reports import AuditReport, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
-from .base import CConfig
+from .base import CConfig, answers
 
 MAX_DEVICE_D = 65535         # FXDP_HR_MAX_D in csrc/fxdp.h (K <= 2^16, uint32 in and out)
 MAX_D = (1 << 24) - 1        # simulation and the server's transform (K <= 2^24)
@@ -256,6 +256,12 @@ class HadamardResponse(ItemOracle):
         return super().output_distribution(x, x_prime)
 
 
+def _oracle_configs(epsilon, d, bits):
+    """``oracle_configs`` (fxdp.mechanisms.base.answers)."""
+    return [{"d": d, "epsilon": epsilon, "bits": bits}]
+
+
+@answers(oracle_configs=_oracle_configs)
 def make_hadamard_response(d, epsilon, constant_time=False, bits=32):
     """Hadamard response over d items (2 <= d; the C device form takes d <= 65535): epsilon in
     (0, 64], realized with a dyadic p = a_p / 2^bits rounded toward 1/2 so that the realized epsilon

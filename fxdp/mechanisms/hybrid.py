@@ -28,8 +28,8 @@ import numpy as np
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, u8, u32, u64
-from ._numeric import MAX_PROB_BITS, GridNumeric
-from .base import CConfig
+from ._numeric import MAX_PROB_BITS, GridNumeric, grid_reading_configs
+from .base import CConfig, answers
 from .duchi import Duchi
 from .piecewise import Piecewise
 
@@ -210,6 +210,7 @@ class Hybrid(GridNumeric):
         return {s: p for s, p in out.items() if p}          # beta = 0: no Piecewise symbol at all
 
 
+@answers(reading_configs=grid_reading_configs)
 def make_hybrid(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB_BITS):
     """The Hybrid mechanism for readings in [lo, hi] (lo < hi) on a grid of 2^bits + 1 levels:
     Piecewise with probability beta = 1 - e^(-eps/2) (0 at eps <= 0.61), else Duchi, both at

@@ -71,7 +71,7 @@ from ..samplers import reference as ref
 from ..validate import check_int
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
-from .base import CConfig
+from .base import CConfig, answers
 
 MERSENNE_P = (1 << 31) - 1      # the hash prime of every device form (FXDP_LH_PRIME)
 MAX_G = 1 << 16                 # FXDP_LH_MAX_G in csrc/fxdp.h
@@ -336,6 +336,13 @@ class LocalHashing(ItemOracle):
         return super().output_distribution(x, x_prime)
 
 
+def _oracle_configs(epsilon, d, bits):
+    """``oracle_configs`` (fxdp.mechanisms.base.answers): OLH and BLH; a report sends the hash
+    seed and y in [0, g) (``bits_per_report``)."""
+    return [{"d": d, "epsilon": epsilon, "optimized": opt, "bits": bits} for opt in (True, False)]
+
+
+@answers(oracle_configs=_oracle_configs)
 def make_local_hashing(d, epsilon, optimized=True, constant_time=False, bits=32):
     """Local hashing over d items (2 <= d <= 2^31 - 1): optimized (OLH, g = round(e^eps) + 1 hash
     values, at most 65536) or binary (BLH, g = 2); epsilon in (0, 64], realized with dyadic

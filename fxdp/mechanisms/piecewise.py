@@ -46,8 +46,8 @@ from ..conservative import exp_interval, float_up, log_up
 from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, u8, u32, u64
-from ._numeric import MAX_PROB_BITS, GridNumeric
-from .base import CConfig
+from ._numeric import MAX_PROB_BITS, GridNumeric, grid_reading_configs
+from .base import CConfig, answers
 
 SRC_PM = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_mech_pm.c"]
 
@@ -262,6 +262,7 @@ class Piecewise(GridNumeric):
         return {j: (p_in if i <= j < i + self.w else p_out) for j in range(self.L)}
 
 
+@answers(reading_configs=grid_reading_configs)
 def make_piecewise(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB_BITS):
     """The Piecewise mechanism for readings in [lo, hi] (lo < hi) on a grid of 2^bits + 1 levels
     (1 <= bits <= 24): output one of 2^bits + w cells (w ~ 2^bits e^(-eps/2)); band probability

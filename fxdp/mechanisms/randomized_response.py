@@ -17,7 +17,7 @@ from ..reports import Estimate, Support, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational, given
 from ._device import SRC_RR, _ct_text, _init, _p, u8, u32, u64
-from .base import CConfig, Mechanism
+from .base import CConfig, Mechanism, answers, expect_kind
 
 
 def _check_bits(bits, hi):
@@ -203,6 +203,11 @@ class RandomizedResponse(Mechanism):
     kind = "randomized_response"
     report_dtype = "int64"         # decoded reports as simulate returns them (category indices)
     input_metric = "DiscreteMetric"
+
+    @property
+    def bits_per_report(self):
+        """A category index in [0, t)."""
+        return max(1, (self.t - 1).bit_length())
 
     def __init__(self, categories, prob, constant_time=False, bits=32, unknown="error"):
         if unknown not in ("error", "uniform"):
@@ -477,6 +482,28 @@ def make_randomized_response_bool(prob, constant_time=False, bits=32):
     return RandomizedResponseBool(prob, constant_time, bits)
 
 
+def rr_bool_frequency(reports, mechanism):
+    """Fraction of devices whose true bit is 1, from binary randomized-response reports."""
+    return expect_kind(mechanism, ("randomized_response_bool",), "rr_bool_frequency").estimate(reports)
+
+
+def rr_frequencies(indices, mechanism):
+    """Frequency of each of the t categories from k-ary reports (category indices)."""
+    return expect_kind(mechanism, ("randomized_response",), "rr_frequencies").estimate(indices)
+
+
+def _oracle_configs(epsilon, d, bits):
+    """``oracle_configs`` (fxdp.mechanisms.base.answers): the categories 0..d-1 at
+    p = e^eps / (e^eps + d - 1), from a lower bound on e^eps (the realized epsilon is never above
+    epsilon), while d fits the weight table (d <= 2^min(bits - 1, 16))."""
+    from ..conservative import exp_interval
+    if d > 1 << min(bits - 1, 16):
+        return []
+    lo, _ = exp_interval(epsilon)
+    return [{"categories": list(range(d)), "prob": Fraction(lo) / (lo + d - 1), "bits": min(bits, 32)}]
+
+
+@answers(oracle_configs=_oracle_configs)
 def make_randomized_response(categories, prob, constant_time=False, bits=32, unknown="error"):
     """k-ary randomized response: >= 2 distinct categories, prob in [1/t, 1).  unknown: "error"
     (default: a value that is not a category is a ValueError naming the categories) or "uniform"

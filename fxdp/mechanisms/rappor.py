@@ -16,7 +16,7 @@ from ..reports import AuditReport, Estimate, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational, given
 from ._device import SRC_RAPPOR, _ct_text, _init, _p, u8, u32, u64
-from .base import CConfig, Mechanism
+from .base import CConfig, Mechanism, expect_kind
 
 RAPPOR_MAX_K = 1024          # FXDP_RAPPOR_MAX_K in csrc/fxdp.h
 PLOT_MAX_K = 10              # output_distribution enumerates up to 2^10 bit vectors
@@ -247,6 +247,11 @@ class Rappor(Mechanism):
     def bit_pmf(self, xi):
         """P(y_i = 1 | x_i)."""
         return 1 - self.flip_prob if xi else self.flip_prob
+
+
+def rappor_counts(reports, mechanism):
+    """Unbiased per-bit counts N_i from basic RAPPOR reports (an n x k 0/1 matrix)."""
+    return expect_kind(mechanism, ("rappor",), "rappor_counts").estimate(reports)
 
 
 def rappor_stderr(f, n):

@@ -62,7 +62,7 @@ from ..samplers import reference as ref
 from ..validate import check_int
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
-from .base import CConfig
+from .base import CConfig, answers
 
 MAX_DEVICE_D = 1024          # FXDP_SS_MAX_D in csrc/fxdp.h (a d-bit map on the stack, uint16 out)
 MAX_D = 1 << 20              # simulation and the server's estimator
@@ -291,6 +291,14 @@ class SubsetSelection(ItemOracle):
         return super().output_distribution(x, x_prime)
 
 
+def _oracle_configs(epsilon, d, bits):
+    """``oracle_configs`` (fxdp.mechanisms.base.answers): k indices of ceil(log2 d) bits, k chosen
+    by the constructor.  Registered after k-ary RR, so that at k = 1 (where subset selection is
+    k-ary RR, with the same variance) k-ary RR ranks first."""
+    return [{"d": d, "epsilon": epsilon, "bits": bits}]
+
+
+@answers(oracle_configs=_oracle_configs)
 def make_subset_selection(d, epsilon, constant_time=False, bits=32, k=None):
     """Subset selection over d items (2 <= d; the C device form takes d <= 1024): epsilon in
     (0, 64], k the variance-optimal subset size (floor or ceil of d / (e^eps + 1), at least 1)

@@ -30,7 +30,7 @@ from ..reports import AuditReport, Support, ratio_eps, reports_array
 from ..samplers import reference as ref
 from ._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from ._oracle import ItemOracle
-from .base import CConfig
+from .base import CConfig, answers
 
 MAX_DEVICE_D = 1024          # FXDP_UE_MAX_D in csrc/fxdp.h (a 128-byte stack buffer)
 MAX_D = 1 << 20              # simulation: outputs are n x d bytes
@@ -60,6 +60,11 @@ def _epsilon_of(a_p, a_q, bits):
 class UnaryEncoding(ItemOracle):
     """Unary encoding over d items (see the module docstring)."""
     kind = "unary_encoding"
+
+    @property
+    def bits_per_report(self):
+        """One bit per item."""
+        return self.d
     MAX_D = MAX_D
 
     def __init__(self, d, epsilon, optimized=True, constant_time=False, bits=32):
@@ -217,6 +222,12 @@ class UnaryEncoding(ItemOracle):
         return super().output_distribution(x, x_prime)
 
 
+def _oracle_configs(epsilon, d, bits):
+    """``oracle_configs`` (fxdp.mechanisms.base.answers): OUE and SUE."""
+    return [{"d": d, "epsilon": epsilon, "optimized": opt, "bits": bits} for opt in (True, False)]
+
+
+@answers(oracle_configs=_oracle_configs)
 def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32):
     """Unary encoding over d items (2 <= d; the C device form takes d <= 1024): optimized (OUE,
     p = 1/2) or symmetric (SUE); epsilon in (0, 64], realized with dyadic p, q over 2^bits so that
