@@ -282,3 +282,24 @@ def test_a_named_estimator_refuses_another_family():
     with pytest.raises(TypeError, match="rappor_counts estimates for rappor mechanisms, got a "
                                         "'randomized_response_bool'"):
         estimate.rappor_counts([[0, 1]], m)
+
+
+def test_no_long_template_in_export_code():
+    """C, make and CMake text lives in fxdp/export/template_files (package data a C tool can
+    read), not in Python strings: none in fxdp/export/ is longer than 40 lines."""
+    long = []
+    for p in (ROOT / "export").rglob("*.py"):
+        for n in ast.walk(ast.parse(p.read_text())):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.count("\n") > 40:
+                long.append(f"{p.relative_to(ROOT.parent)}:{n.lineno} ({n.value.count(chr(10))} lines)")
+    assert long == []
+    from fxdp.export.templates import MAIN_C, template
+    assert "@@target@@" in MAIN_C and template("fxdp_harness.c.in").startswith("/* fxdp_harness.c")
+
+
+def test_no_two_modules_share_a_name():
+    stems = {}
+    for name in _modules():
+        stems.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+    shared = {s: sorted(ns) for s, ns in stems.items() if len(ns) > 1 and s not in ("__init__", "__main__")}
+    assert shared == {}, shared

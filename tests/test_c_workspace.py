@@ -186,7 +186,7 @@ def test_entropy_failure_releases_nothing_and_wipes_the_workspace(case, ct):
 def test_the_export_calls_the_w_form_with_a_static_workspace(case):
     from fxdp import targets as T
     from fxdp.export import device_spec
-    from fxdp.export.generator import render_config_c, render_config_h
+    from fxdp.export.firmware import render_config_c, render_config_h
     _, make, work_type = case
     m = make(True)
     spec = device_spec(m)

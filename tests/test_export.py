@@ -557,7 +557,7 @@ def test_health_cutoffs_in_the_export(tmp_path, capsys):
     (default 2 bits per byte; generate(min_entropy=), [target] min_entropy, --min-entropy, which wins);
     a bad value is refused, naming min_entropy, before anything is written."""
     from fxdp import health
-    from fxdp.export.generator import DEFAULT_MIN_ENTROPY
+    from fxdp.export.firmware import DEFAULT_MIN_ENTROPY
 
     def defines(d):
         text = (d / "src" / "fxdp_config.h").read_text()
@@ -603,7 +603,7 @@ def test_health_tested_drbg_on_host(tmp_path):
     from fxdp import health
     from fxdp.bitsource import ChaCha20Source
     from fxdp.errors import EntropyError
-    from fxdp.export.generator import DEFAULT_MIN_ENTROPY
+    from fxdp.export.firmware import DEFAULT_MIN_ENTROPY
     m = make("geometric_ct")
     exe = _health_build(tmp_path, m)
     fills, init, rel = _health_run(exe, "g")

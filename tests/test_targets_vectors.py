@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from fxdp import targets as T
-from fxdp.export.generator import find_csrc
+from fxdp.export.firmware import find_csrc
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 TARGETS = ["host", "avr-atmega328p", "cortex-m0plus", "cortex-m3", "cortex-m4", "rv32imac"]

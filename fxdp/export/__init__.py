@@ -2,14 +2,14 @@
 
     generate(mechanism, target, out_dir, force=False) -> list[Path]
         the self-contained C99 source set for one mechanism on one target
-        (fxdp/export/generator.py; docs/export.md)
+        (fxdp/export/firmware.py; docs/export.md)
     verify_on_host(m, fw_dir, seed, devices) -> {"releases": N, "mismatches": M}
         builds that source set on the host with a harness and compares every
         release with m.simulate (fxdp/export/harness.py)
 """
 from __future__ import annotations
 
-from .generator import device_spec, exportable_kinds, generate, library_sources
+from .firmware import device_spec, exportable_kinds, generate, library_sources
 from .harness import verify_on_host
 
 __all__ = ["generate", "verify_on_host", "device_spec", "exportable_kinds", "library_sources"]

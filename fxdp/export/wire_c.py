@@ -10,6 +10,7 @@ with the encoding included.
 from __future__ import annotations
 
 from .spec import CTYPES, DeviceSpec
+from .templates import template
 
 HEADER_BYTES = 24
 TRAILER_BYTES = 4
@@ -38,89 +39,7 @@ def config_h_lines(m, spec: DeviceSpec) -> list[str]:
             "uint32_t fxdp_report_crc32(uint32_t crc, const uint8_t *data, size_t n);", ""]
 
 
-PUT = r"""/* Report encoder (docs/wire.md): every field element as its code (value - lo, or the escape
- * code) in `width` bits, most significant bit first, packed from bit 7 of out[0] on. */
-#if @@need32@@ || @@need64@@
-/* shifts by one and a rotating mask (variable shifts are loops on AVR) */
-static void fxdp_w_put32(uint8_t *out, uint32_t pos, uint32_t code, uint32_t width)
-{
-    uint32_t b;
-    uint8_t *o = out + (pos >> 3);
-    uint8_t mask = (uint8_t)(0x80u >> (pos & 7u));
-    code <<= 32u - width;                        /* 1 <= width <= 32: the code's top bit first */
-    for (b = 0; b < width; b++) {
-        *o = (uint8_t)(*o | (uint8_t)(mask & (uint8_t)(0u - (code >> 31))));
-        code <<= 1;
-        mask = (uint8_t)(mask >> 1);
-        if (mask == 0u) {                        /* depends on the bit position only */
-            mask = 0x80u;
-            o++;
-        }
-    }
-}
-#endif
-
-#if @@need64@@
-static void fxdp_w_put64(uint8_t *out, uint32_t pos, uint64_t code, uint32_t width)
-{
-    if (width > 32u) {
-        fxdp_w_put32(out, pos, (uint32_t)(code >> 32), width - 32u);
-        fxdp_w_put32(out, pos + width - 32u, (uint32_t)code, 32u);
-    } else {
-        fxdp_w_put32(out, pos, (uint32_t)code, width);
-    }
-}
-#endif
-
-fxdp_status fxdp_encode_report(const fxdp_output_t y[FXDP_OUTPUT_COUNT], uint8_t out[FXDP_REPORT_BYTES])
-{
-    uint32_t j, bad = 0u;
-    for (j = 0; j < FXDP_REPORT_BYTES; j++) {
-        out[j] = 0u;
-    }
-@@fields@@    if (bad != 0u) {
-        for (j = 0; j < FXDP_REPORT_BYTES; j++) {
-            out[j] = 0u;
-        }
-        return FXDP_ERR_PARAM;
-    }
-    return FXDP_OK;
-}
-
-void fxdp_encode_header(uint64_t count, uint8_t out[FXDP_REPORT_HEADER_BYTES])
-{
-    uint32_t j;
-    out[0] = (uint8_t)'F';
-    out[1] = (uint8_t)'X';
-    out[2] = (uint8_t)'D';
-    out[3] = (uint8_t)'R';
-    out[4] = (uint8_t)FXDP_REPORT_VERSION;
-    out[5] = 0u;
-    out[6] = 0u;
-    out[7] = 0u;
-    for (j = 0; j < 4u; j++) {
-        out[8u + j] = (uint8_t)((FXDP_REPORT_FINGERPRINT >> (8u * j)) & 0xFFu);
-        out[12u + j] = (uint8_t)(((uint32_t)FXDP_REPORT_BYTES >> (8u * j)) & 0xFFu);
-    }
-    for (j = 0; j < 8u; j++) {
-        out[16u + j] = (uint8_t)((count >> (8u * j)) & 0xFFu);
-    }
-}
-
-uint32_t fxdp_report_crc32(uint32_t crc, const uint8_t *data, size_t n)
-{
-    size_t i;
-    uint32_t b;
-    crc = ~crc;
-    for (i = 0; i < n; i++) {
-        crc ^= (uint32_t)data[i];
-        for (b = 0; b < 8u; b++) {
-            crc = (crc >> 1) ^ (UINT32_C(0xEDB88320) & (UINT32_C(0) - (crc & 1u)));
-        }
-    }
-    return ~crc;
-}
-"""
+PUT = template("fxdp_report_put.c.in")
 
 
 def _field_code(f, first: int, pos: int, ctype: str) -> str:

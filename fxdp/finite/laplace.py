@@ -535,9 +535,9 @@ class LaplaceFixed(_FixedBase):
                 self.cap, self.trunc_code)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device.py); the naive
+        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py); the naive
         mechanism has none (ValueError)."""
-        from ._device import laplace_fixed_spec
+        from ._device_finite import laplace_fixed_spec
         return laplace_fixed_spec(self)
 
     def worst_case_mse(self, n):
@@ -762,8 +762,8 @@ class PlanarLaplaceFixed(_FixedBase):
         return (self.ka, self.kr, self.B, self.shift, self.lo, self.hi, self.step, self.cap)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device.py)."""
-        from ._device import planar_laplace_fixed_spec
+        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
+        from ._device_finite import planar_laplace_fixed_spec
         return planar_laplace_fixed_spec(self)
 
 
@@ -872,8 +872,8 @@ class LaplaceGrid(_FixedBase):
         return kf.simulate_laplace_grid(self, values, seed, device_ids, stream)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device.py)."""
-        from ._device import laplace_grid_spec
+        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
+        from ._device_finite import laplace_grid_spec
         return laplace_grid_spec(self)
 
 
@@ -925,8 +925,8 @@ class PlanarLaplaceGrid(LaplaceGrid):
         return kf.simulate_planar_grid(self, values, seed, device_ids, stream)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device.py)."""
-        from ._device import laplace_grid_spec
+        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
+        from ._device_finite import laplace_grid_spec
         return laplace_grid_spec(self, planar=True)
 
 

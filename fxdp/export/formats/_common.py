@@ -8,7 +8,7 @@ A format writer is a module of this package with
     def files(ctx) -> dict[str, bytes]       {relative path: content} it writes
     def readme(ctx) -> str                   its "how to build" paragraph for the export's README.md
 
-The library itself (src/) and README.md are written by fxdp/export/generator.py for every format.
+The library itself (src/) and README.md are written by fxdp/export/firmware.py for every format.
 """
 from __future__ import annotations
 

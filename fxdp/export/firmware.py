@@ -30,6 +30,7 @@ from pathlib import Path
 from .. import __version__
 from .. import targets as _targets
 from .wire_c import config_c_code, config_h_lines
+from .templates import template
 from .formats import FORMATS, WRITERS, ExportContext, resolve as _resolve_formats
 from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal,  # noqa: F401
                    device_spec, exportable_kinds, find_csrc, library_sources)
@@ -197,33 +198,7 @@ def health_h_lines(hc: dict) -> list[str]:
             "fxdp_status fxdp_init_health_drbg(fxdp_rng *r, fxdp_health *h, fxdp_fill_fn board_fill, void *ctx);", ""]
 
 
-HEALTH_INIT_C = """/* fxdp_health_fill by a local name: its address is then taken in this file without a GOT entry
- * (position-independent host builds), so the object needs no symbol but fxdp's. */
-static int health_fill(void *ctx, uint8_t *buf, size_t n)
-{
-    return fxdp_health_fill(ctx, buf, n);
-}
-
-fxdp_status fxdp_init_health_drbg(fxdp_rng *r, fxdp_health *h, fxdp_fill_fn board_fill, void *ctx)
-{
-    fxdp_status st;
-
-    if (r == NULL) {
-        return FXDP_ERR_PARAM;
-    }
-    if (h == NULL) {
-        (void)fxdp_rng_init_drbg(r, NULL, NULL);     /* r dead: nothing is released from it */
-        return FXDP_ERR_PARAM;
-    }
-    st = fxdp_health_init(h, board_fill, ctx, FXDP_HEALTH_H256, FXDP_HEALTH_APT_CUTOFF);
-    /* Even after a failed start-up test (or a NULL board_fill) r is initialised over the failed,
-     * sticky health fill, so that r is an rng in its entropy-failure state: every release fails. */
-    if (fxdp_rng_init_drbg(r, health_fill, h) != FXDP_OK || st != FXDP_OK) {
-        return st == FXDP_ERR_PARAM ? FXDP_ERR_PARAM : FXDP_ERR_ENTROPY;
-    }
-    return FXDP_OK;
-}
-"""
+HEALTH_INIT_C = template("fxdp_health_init.c.in")
 
 
 def render_config_h(m, spec: DeviceSpec, target, health=None) -> str:
