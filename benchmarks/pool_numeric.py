@@ -1,6 +1,6 @@
 """Pool independent runs of bench_numeric.py (issue 17's n = 10^6 variance rows) into README rows.
 
-    python3 benchmarks/pool_numeric.py runs/duchi_n1e6_seed0.json runs/duchi_n1e6_seed300.json ...
+    python3 benchmarks/pool_numeric.py benchmarks/results/duchi_n1e6_seed0.json benchmarks/results/duchi_n1e6_seed300.json ...
 
 Each file is one ``bench_numeric.py --json`` run of the same kind, devices and reps with its own
 ``--first-seed`` (disjoint fleet seeds).  With equal reps, the mean of the runs' ratios is the pooled
