@@ -1,10 +1,10 @@
-"""README table: certified central epsilon after shuffling (fxdp.shuffled_epsilon, FMT 2021 numerical
+"""docs/accounting.md table: certified central epsilon after shuffling (fxdp.shuffled_epsilon, FMT 2021 numerical
 bound, certified upward) for epsilon0 in {1, 2, 4, 8}, n in {1e4, 1e6, 1e8}, delta = 1e-8.
 
     python benchmarks/accounting_table.py          # prints the Markdown table and the time of each cell
 
 "-" marks no amplification (the bound is not below epsilon0).  tests/test_readme.py checks that
-README.md holds exactly this table."""
+docs/accounting.md holds exactly this table."""
 import time
 
 from fxdp.accounting import shuffled_epsilon

@@ -8,7 +8,7 @@ of n devices (``m.synthetic_population``), simulated ``reps`` times on the keyed
 0..reps-1; Numba fleet, in chunks of 50,000 devices, streamed into ``m.report_statistic()``), the
 paper's estimate formed; the figure is the pooled ratio mean over reps and buckets of
 (estimate - truth)^2 / variance(truth, n), with its standard error over the reps (1.0 when the
-closed form is right).  Prints a markdown table (README).
+closed form is right).  Prints a markdown table (docs/accuracy.md).
 """
 from __future__ import annotations
 

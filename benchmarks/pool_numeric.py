@@ -1,11 +1,11 @@
-"""Pool independent runs of bench_numeric.py (issue 17's n = 10^6 variance rows) into README rows.
+"""Pool independent runs of bench_numeric.py (issue 17's n = 10^6 variance rows) into the rows of docs/accuracy.md.
 
-    python3 benchmarks/pool_numeric.py runs/duchi_n1e6_seed0.json runs/duchi_n1e6_seed300.json ...
+    python3 benchmarks/pool_numeric.py benchmarks/results/duchi_n1e6_seed0.json benchmarks/results/duchi_n1e6_seed300.json ...
 
 Each file is one ``bench_numeric.py --json`` run of the same kind, devices and reps with its own
 ``--first-seed`` (disjoint fleet seeds).  With equal reps, the mean of the runs' ratios is the pooled
 within-run variance over the closed form (R runs x (reps - 1) degrees of freedom), so its sampling
-sd is about sqrt(2 / (R (reps - 1))).  Prints one row per (kind, epsilon, population) in the README's
+sd is about sqrt(2 / (R (reps - 1))).  Prints one row per (kind, epsilon, population) in docs/accuracy.md's
 format, with each run's ratio in seed order.
 """
 from __future__ import annotations

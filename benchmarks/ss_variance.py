@@ -7,7 +7,7 @@ For each (d, eps): a Zipf(1.1) population of n devices (``m.synthetic_population
 that the n x k reports never sit in memory at once), inclusion counts accumulated, the unbiased
 estimate (c_i/n - q)/(p - q) formed; the figure is the pooled ratio
 mean over reps and items of (estimate - truth)^2 / variance(truth, n), with its standard error
-over the reps (1.0 when the closed form is right).  Prints a markdown table (README).
+over the reps (1.0 when the closed form is right).  Prints a markdown table (docs/accuracy.md).
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ would need more than --max-draws units of work is run so:
 The fleets column says how many fleets of how many devices, and the items column how many item
 estimates the ratio averages.
 
-    python3 benchmarks/variance_table.py                 # the README table (see README for its time)
+    python3 benchmarks/variance_table.py                 # the table of docs/accuracy.md (see there for its time)
     python3 benchmarks/variance_table.py --d 16 --eps 1 --n 100000
     python3 benchmarks/variance_table.py --d 16 --items 512 --oracles HR k-RR --seed-base 1
 

@@ -479,7 +479,7 @@ def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="esti
 
 @dataclass
 class AccountCurve:
-    """central[i][j]: the certified shuffled epsilon (fxdp.accounting) of n = sizes[j] reports at
+    """``central[i][j]``: the certified shuffled epsilon (fxdp.accounting) of n = sizes[j] reports at
     epsilon0[i] and delta (nan where shuffling gives no amplification); epsilon0[1] is the
     mechanism's exact realized local epsilon (fxdp.audit(m, d_in="all"): every pair of inputs),
     epsilon0[0] and [2] its neighbours (x 1/2, x 2)."""

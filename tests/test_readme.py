@@ -1,5 +1,6 @@
-"""README.md stays true: every config row of its kind table builds, the TOML example
-loads, and the ten-line API tour runs (seeded lines give the printed figures)."""
+"""README.md stays true: every config row of its kind table builds and states the report size and
+C export the code gives, the TOML example loads, and the ten-line API tour runs (seeded lines give
+the printed figures).  docs/accounting.md holds the accounting table the code computes."""
 import re
 from pathlib import Path
 
@@ -7,7 +8,8 @@ import pytest
 
 from fxdp.config import config_from_dict, load_config
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
 
 try:
     import tomllib
@@ -37,6 +39,40 @@ def test_kind_table_rows_build(kind, body):
     cfg = config_from_dict(data)
     assert cfg.mechanism.kind == kind
     assert cfg.mechanism.epsilon > 0
+
+
+def kind_table_cells():
+    """{kind: (report bits cell, C export cell, keys body)} from the kind table's columns."""
+    out = {}
+    for line in README.splitlines():
+        m = re.match(r"^\| `([a-z_]+)`(?:, `([a-z_]+)`)? \| (.+) \|$", line)
+        if not m or "=" not in m.group(3):
+            continue
+        cells = [c.strip() for c in m.group(3).split(" | ")]
+        assert len(cells) == 4, line       # paper | report bits | C export | example keys
+        kinds = [k for k in m.group(1, 2) if k]
+        body = "\n".join(re.findall(r"`([a-z_][a-z0-9_]* = [^`]+)`", cells[3]))
+        bits = cells[1].split(", ")
+        for i, k in enumerate(kinds):
+            out[k] = (bits[i] if len(bits) == len(kinds) else cells[1], cells[2], body)
+    return out
+
+
+def test_kind_table_report_bits_and_export_are_the_codes():
+    from fxdp.export import exportable_kinds
+    exportable = set(exportable_kinds())
+    cells = kind_table_cells()
+    assert set(cells) == {k for k, _ in kind_rows()}
+    for kind, (bits, export, body) in cells.items():
+        m = config_from_dict(tomllib.loads(f'[mechanism]\nkind = "{kind}"\n{body}\n')).mechanism
+        if kind in exportable:
+            assert export == "yes", kind
+            assert bits == str(m.report_layout().bits), (kind, bits)
+        else:
+            assert export.startswith("no"), kind
+            assert bits.startswith("none"), kind
+            with pytest.raises(ValueError):
+                m.report_layout()
 
 
 def test_toml_example_loads(tmp_path):
@@ -75,10 +111,10 @@ def test_api_tour_runs(tmp_path, monkeypatch):
 
 def test_accounting_table_is_what_the_code_computes():
     import importlib.util
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "accounting_table.py"
+    path = ROOT / "benchmarks" / "accounting_table.py"
     spec = importlib.util.spec_from_file_location("accounting_table", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     table = mod.table()
-    assert table in README
+    assert table in (ROOT / "docs" / "accounting.md").read_text()
     assert table.count("|") > 20

@@ -88,7 +88,7 @@ def prefer_wide_vectors(typingctx):
     attribute "prefer-vector-width"="512"; emits no instruction).  LLVM tunes some AVX-512 CPUs
     (Intel Xeon from Skylake-SP to Emerald Rapids) for 256-bit vectors, which halves the lanes of a
     vectorized loop; the fleet's multi-lane ChaCha20 measured about 1.4x more blocks/s with 512
-    on an Emerald Rapids VM (median of five alternating runs; README, issue 12).  Integer code only, so results are the same bits either way.  Numba-IR
+    on an Emerald Rapids VM (median of five alternating runs; docs/benchmarks.md, issue 12).  Integer code only, so results are the same bits either way.  Numba-IR
     inlined callers (``_ijit``) mark the function they are inlined into."""
     def codegen(context, builder, signature, args):
         # llvmlite knows no string attributes; the set renders its items verbatim
