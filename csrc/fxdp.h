@@ -6,10 +6,10 @@
  * returns an fxdp_status and writes its out-pointers only on FXDP_OK.
  *
  * Layers (each in its own files, dependency downward only):
- *   1. fixed point        fxdp_fixed.c
- *   2. bit source         fxdp_chacha20.c, fxdp_rng.c, fxdp_health.c
- *   3. samplers           fxdp_uniform.c, fxdp_bernoulli.c, fxdp_laplace.c, fxdp_table.c, fxdp_dlap_fast.c
- *   4. mechanisms         (later)
+ *   0. numbers            fxdp_fixed.c, fxdp_fixmath.c
+ *   1. bit source         fxdp_chacha20.c, fxdp_rng.c, fxdp_health.c
+ *   2. samplers           fxdp_uniform.c, fxdp_bernoulli.c, fxdp_laplace.c, fxdp_table.c, fxdp_dlap_fast.c
+ *   4. mechanisms         fxdp_mech_*.c, fxdp_laplace_fixed.c (docs/architecture.md; 3 is Python only)
  *
  * The bit stream and every sampler's bit use are defined by the Python
  * reference (fxdp/bitsource.py, fxdp/samplers/reference.py); see
@@ -31,7 +31,7 @@ typedef enum {
     FXDP_ERR_RANGE = 3     /* a result does not fit its type                     */
 } fxdp_status;
 
-/* ---- layer 1: fixed point ------------------------------------------ */
+/* ---- layer 0: fixed point ------------------------------------------ */
 /* Raw fixed-point words (fxdp_fixed.c; Python twin fxdp/fixed.py).  A Q
  * format with f fractional bits stores x as round(x * 2^f).  sat_* clamp to
  * the type's range; checked_* and mul_q_* return FXDP_ERR_RANGE on overflow
@@ -151,7 +151,7 @@ fxdp_status fxdp_checked_sub_u32(uint32_t a, uint32_t b, uint32_t *out);  /* *ou
 fxdp_status fxdp_mul_q_u32(uint32_t a, uint32_t b, unsigned frac, fxdp_round rounding, int saturate,
                            uint32_t *out);
 
-/* ---- layer 2: bit source ------------------------------------------------ */
+/* ---- layer 1: bit source ------------------------------------------------ */
 
 /* Board entropy hook: fill out[0..n) with random bytes; return 0 on success,
  * non-zero on failure (the rng then fails for good: FXDP_ERR_ENTROPY). */
@@ -217,7 +217,7 @@ fxdp_status fxdp_bits64(fxdp_rng *r, unsigned n, uint64_t *out);
 /* out[0..16) = RFC 8439 ChaCha20 block(key, counter, nonce) (the state words after the final addition). */
 void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
 
-/* ---- layer 2: entropy health tests (fxdp_health.c; Python twin fxdp/health.py) ----
+/* ---- layer 1: entropy health tests (fxdp_health.c; Python twin fxdp/health.py) ----
  * NIST SP 800-90B 4.4 continuous tests on the board's raw TRNG bytes (one sample = one byte), for a
  * stated min-entropy H = h256/256 bit per byte, alpha = 2^-20 (docs/health.md):
  *   repetition count test: C = 1 + ceil(20 * 256 / h256) identical bytes in a row fail;
@@ -257,7 +257,7 @@ fxdp_status fxdp_health_init(fxdp_health *h, fxdp_fill_fn fill, void *ctx, uint3
 /* fxdp_fill_fn over ctx = fxdp_health *: board fill, then both tests on every byte; any failure -> non-zero, buf zeroed, sticky. */
 int fxdp_health_fill(void *ctx, uint8_t *buf, size_t n);
 
-/* ---- layer 3: samplers ---------------------------------------------------
+/* ---- layer 2: samplers ---------------------------------------------------
  * Exact, integer-only; each reads exactly the bits of its Python reference
  * (fxdp/samplers/reference.py).  Every sampler checks its parameters first
  * (FXDP_ERR_PARAM: nothing drawn), then fails with FXDP_ERR_ENTROPY if the

@@ -1,5 +1,5 @@
 /*
- * fxdp_fixed.c -- layer 1: fixed-point integer helpers.
+ * fxdp_fixed.c -- layer 0: fixed-point integer helpers.
  *
  * Portable C99 (<stdint.h>, <stddef.h> only).  No undefined behaviour for any
  * input: signed values are never overflowed, never shifted when negative and

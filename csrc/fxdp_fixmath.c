@@ -1,5 +1,5 @@
 /*
- * fxdp_fixmath.c -- integer-only fixed-point logarithm and CORDIC (layer 1/3).
+ * fxdp_fixmath.c -- integer-only fixed-point logarithm and CORDIC (layer 0).
  *
  * Python twin: fxdp/finite/fixmath.py (reference) and fxdp/finite/_kernels_finite.py
  * (Numba); all three compute the same integers.  No floating point, no libm,

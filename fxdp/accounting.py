@@ -19,6 +19,9 @@ sums of products of exactly representable ratios with an a-priori relative error
 (IEEE 754 binary64, round to nearest: every +, *, / errs by at most 2^-53 relatively; a
 product or sum of m such values by at most gamma_m = m u / (1 - m u), Higham 2002, section
 3.1), and the bound is checked at the returned epsilon with every enclosure on the safe side.
+
+(Over 700 lines, one module: the shuffle bound, its certification, the compositions and the
+deployment table share the enclosure helpers and the one local epsilon they all take.)
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Layer 2, reference implementation: where random bits come from and in which order.
+"""Layer 1, reference implementation: where random bits come from and in which order.
 
 This module is the *definition* of the bit stream; the Numba kernels
 (`fxdp.samplers._kernels`) and the C library (`csrc/fxdp_rng.c`) must consume

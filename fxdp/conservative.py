@@ -1,4 +1,4 @@
-"""Layer 1: conservative (directed-rounding) arithmetic for privacy figures.
+"""Layer 0: conservative (directed-rounding) arithmetic for privacy figures.
 
 Privacy maps must never under-report.  Floats are only ever *results* here:
 every bound is first computed as an exact or certified rational interval

@@ -1,4 +1,4 @@
-"""Layer 1: fixed-point formats and exact raw-integer arithmetic.
+"""Layer 0: fixed-point formats and exact raw-integer arithmetic.
 
 A :class:`QFormat` describes a binary fixed-point format: a machine word of
 ``word_bits`` bits (8, 16, 32 or 64), signed (two's complement) or unsigned,

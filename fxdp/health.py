@@ -1,4 +1,4 @@
-"""Layer 2 (bit source): continuous health tests on raw entropy bytes, NIST SP 800-90B section 4.4.
+"""Layer 1 (bit source): continuous health tests on raw entropy bytes, NIST SP 800-90B section 4.4.
 
 This module is the definition and the reference of csrc/fxdp_health.c (docs/health.md):
 

@@ -5,6 +5,8 @@ The import graph is read with ``ast`` (module-level and function-level imports);
 counts as importing the package too, as it does at run time.
 """
 import ast
+import fnmatch
+import re
 import pathlib
 
 import pytest
@@ -303,3 +305,40 @@ def test_no_two_modules_share_a_name():
         stems.setdefault(name.rsplit(".", 1)[-1], []).append(name)
     shared = {s: sorted(ns) for s, ns in stems.items() if len(ns) > 1 and s not in ("__init__", "__main__")}
     assert shared == {}, shared
+
+
+def _architecture_rows():
+    """{layer: the text of its row} of docs/architecture.md's layer table."""
+    doc = (ROOT.parent / "docs" / "architecture.md").read_text()
+    return {int(n): row for n, row in re.findall(r"^\| (\d) ([^\n]*)$", doc, re.M)}
+
+
+def test_docstrings_and_c_banners_use_the_architecture_numbers():
+    """One numbering: a module docstring whose first line names a layer names its own (LAYERS,
+    docs/architecture.md); csrc/fxdp.h's banners and each C file's header comment name the layer
+    whose row of docs/architecture.md lists them."""
+    rows = _architecture_rows()
+    assert sorted(rows) == list(range(7))
+    wrong = []
+    for name, p in _modules().items():
+        first = (ast.get_docstring(ast.parse(p.read_text())) or "").split("\n", 1)[0]
+        m = re.match(r"layer (\d)", first, re.I) or re.search(r"\(layer (\d)\)", first, re.I)
+        if m and int(m.group(1)) != _layer(name):
+            wrong.append(f"{name}: says layer {m.group(1)}, is {_layer(name)}")
+    csrc = ROOT.parent / "csrc"
+    for n, title in re.findall(r"/\* ---- layer (\d): ([a-z ]+)", (csrc / "fxdp.h").read_text()):
+        if not any(w in rows[int(n)] for w in title.split() if len(w) >= 4):
+            wrong.append(f"fxdp.h banner 'layer {n}: {title}' is not in that row of docs/architecture.md")
+    c_layer = {}
+    for n, row in rows.items():
+        for f in re.findall(r"`(fxdp_[a-z0-9_*]+\.c)`", row):
+            c_layer[f] = n
+    for p in sorted(csrc.glob("*.c")):
+        head = p.read_text()[:400]
+        m = re.search(r"layer (\d)", head)
+        if m:
+            want = [n for f, n in c_layer.items() if fnmatch.fnmatch(p.name, f)]
+            if want != [int(m.group(1))]:
+                wrong.append(f"{p.name}: says layer {m.group(1)}, docs/architecture.md lists it under {want}")
+    assert wrong == []
+    assert _layer("fxdp.fixed") == 0 and "fxdp_fixed.c" in c_layer

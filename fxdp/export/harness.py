@@ -1,7 +1,7 @@
 """Test harness for exported firmware: one C program, run on the host or under
 an MCU emulator, checked against ``m.simulate``.
 
-(About 650 lines: the input model, the C program it renders, its build and run on every target and
+(One module: the input model, the C program it renders (template_files/fxdp_harness.c.in), its build and run on every target and
 the parsing of its output are one format; each half is useless without the other.)
 
 The harness links the export's library (``src/``) with a generated

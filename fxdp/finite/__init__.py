@@ -1,6 +1,6 @@
 """Finite-precision Laplace mechanisms after Gazeau, Miller and Palamidessi (2013).
 
-* ``bounds``      the paper's degradation bounds as pure math (layer 1);
+* ``bounds``      the paper's degradation bounds as pure math (layer 0);
 * ``fixmath``     integer-only ln and CORDIC, reference implementations;
 * ``laplace``     the mechanisms (fixed-point 1-D / planar Laplace with snapping
                   and truncation, and the exact-grid alternatives);

@@ -1,6 +1,6 @@
 """Numba kernels for the finite-precision Laplace mechanisms and their exhaustive sweeps.
 
-(About 900 lines: the integer ln / CORDIC kernels, four release forms and the exhaustive sweeps
+(Over 700 lines, one module: the integer ln / CORDIC kernels, four release forms and the exhaustive sweeps
 that the audit runs are kept in one module so that the sweeps visibly run the very integer helpers
 the releases run; a split by form is possible and left for when a form is added.)
 

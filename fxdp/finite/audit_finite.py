@@ -1,7 +1,7 @@
 """Exact audit of the finite-precision Laplace family (fxdp.finite), reached through
 ``m.exact_audit()`` and ``fxdp.audit(m)``.
 
-(About 700 lines: the 1-D and planar exact distributions, their measured constants and the bound
+(Over 700 lines, one module: the 1-D and planar exact distributions, their measured constants and the bound
 reports are one computation each; splitting them would split the derivations they follow.)
 
 ``audit_finite(m)`` computes the *exact* output distribution of the

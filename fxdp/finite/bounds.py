@@ -1,4 +1,4 @@
-"""Layer 1: the Gazeau-Miller-Palamidessi degradation bounds as pure math.
+"""Layer 0: the Gazeau-Miller-Palamidessi degradation bounds as pure math.
 
 All inputs are exact rationals (``Fraction``; ints and floats are taken
 exactly).  Every result that is a privacy figure is rounded *up* (certified:

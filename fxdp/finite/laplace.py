@@ -1,7 +1,7 @@
 """Layer 4: finite-precision Laplace mechanisms (Gazeau, Miller, Palamidessi 2013)
 and exact-grid alternatives.
 
-(One module of about 850 lines: the four mechanisms share ``_FixedBase``, the format handling,
+(Over 700 lines, one module: the four mechanisms share ``_FixedBase``, the format handling,
 the snapping and truncation rules and the long derivation below, which the code follows line by
 line; the family's kernels, device specs, audit and plots are its sibling modules.)
 

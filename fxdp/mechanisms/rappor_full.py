@@ -1,6 +1,6 @@
 """The full RAPPOR client (Erlingsson, Pihur, Korolova, CCS 2014), exact and integer-only.
 
-(One module of about 700 lines: the client's hashing, PRR, IRR, device state, exact pmfs and protocol
+(Over 700 lines, one module: the client's hashing, PRR, IRR, device state, exact pmfs and protocol
 glue share every realized parameter; its kernels and server side are the family's other modules,
 ``_kernels_rappor_full.py`` and ``rappor_full_estimate.py``.)
 

@@ -1,2 +1,2 @@
-"""Layer 3: exact samplers (public wrappers).  Implementations live in
+"""Layer 2: exact samplers (public wrappers).  Implementations live in
 ``reference`` (oracle), ``_kernels`` (Numba) and csrc/ (C)."""

@@ -1,4 +1,4 @@
-"""Layer 2 + 3, Numba kernels: the fast path and the fleet simulator.
+"""Layer 2 (with the bit source's kernels of layer 1), Numba kernels: the fast path and the fleet simulator.
 
 Every kernel reads exactly the bits that ``fxdp.samplers.reference`` reads, in
 the same order, from the stream that ``fxdp.bitsource`` defines; the parity

@@ -1,4 +1,4 @@
-"""Layer 3 (host side): integer weight tables for the constant-time bounded discrete Laplace.
+"""Layer 2 (host side): integer weight tables for the constant-time bounded discrete Laplace.
 
 The device mechanism is: integer input x in [a, b], noise J drawn from a
 finite table by ``table_sample_ct`` (one k-bit draw, full branch-free scan),

@@ -1,4 +1,4 @@
-"""Layer 3, reference implementation: ``discrete_laplace_fast``, an exact discrete Laplace
+"""Layer 2, reference implementation: ``discrete_laplace_fast``, an exact discrete Laplace
 that reads few bits (issue 12, item 2).  Plain Python, integers and Fractions only.
 
 Same distribution as ``reference.discrete_laplace``: P(Z = z) proportional to

@@ -1,4 +1,4 @@
-"""Layer 3, reference implementation: exact samplers, plain Python, the test oracle.
+"""Layer 2, reference implementation: exact samplers, plain Python, the test oracle.
 
 Every function takes a ``BitSource`` (``fxdp.bitsource``) and integer
 parameters, uses integers only, and states its contract: the distribution it
