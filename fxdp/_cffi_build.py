@@ -177,12 +177,28 @@ def header_cdef(path, known=None):
 _DEF_RE = re.compile(r"\b(fxdp_\w+)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*\{")
 
 
+FLEET_TABLE = "host/fxdp_host_fleets.h"
+_FLEET_RE = re.compile(r"^FLEET(_CUSTOM)?\(([^\n]*)\)$", re.M)
+
+
+def fleet_table(csrc):
+    """The rows of csrc/host/fxdp_host_fleets.h, the X-macro list fxdp_host_mech.c expands into
+    the fxdp_fleet_<kind> entry points: [{kind, entry, cfg, x, out, custom}] in order."""
+    rows = []
+    for custom, args in _FLEET_RE.findall(_strip_comments((Path(csrc) / FLEET_TABLE).read_text())):
+        parts = [a.strip() for a in re.split(r",(?![^(]*\))", args)]
+        rows.append({"kind": parts[0], "entry": parts[1], "cfg": parts[2], "x": parts[3], "out": parts[4],
+                     "custom": bool(custom)})
+    return rows
+
+
 def defined_functions(csrc):
     """Names of the fxdp_* functions defined (with a body) in the compiled C files or, as
-    static inline functions, in the headers."""
+    static inline functions, in the headers, and the fleet entry points the table defines."""
     names = set()
     for f in source_files(csrc) + [Path(csrc) / h for h in HEADERS]:
         names.update(_DEF_RE.findall(_strip_comments(f.read_text())))
+    names.update(f"fxdp_fleet_{r['kind']}" for r in fleet_table(csrc))
     return names
 
 

@@ -55,25 +55,6 @@ fxdp_status fxdp_host_fleet_run(const fxdp_host_fleet *f, const uint64_t *device
         return (f->ct ? FN_CT : FN)(r, cfg, (const X_T *)f->x + i * (X_ROW), (OUT_T *)f->out + i * (OUT_ROW)); \
     }
 
-FLEET_DEVICE(rr_bool_device, fxdp_rr_bool, fxdp_rr_bool_ct, fxdp_rr_bool_cfg, uint8_t, uint8_t, 1u, 1u)
-FLEET_DEVICE(rappor_device, fxdp_rappor, fxdp_rappor_ct, fxdp_rappor_cfg, uint8_t, uint8_t, (size_t)cfg->k,
-             (size_t)cfg->k)
-FLEET_DEVICE(ue_device, fxdp_unary_encoding, fxdp_unary_encoding_ct, fxdp_ue_cfg, uint32_t, uint8_t, 1u,
-             (size_t)cfg->d)
-FLEET_DEVICE(hr_device, fxdp_hadamard_response, fxdp_hadamard_response_ct, fxdp_hr_cfg, uint32_t, uint32_t, 1u, 1u)
-/* Device i writes out[i * k .. i * k + k) (k = cfg->k indices); rows of failed devices are left as they were. */
-FLEET_DEVICE(ss_device, fxdp_subset_selection, fxdp_subset_selection_ct, fxdp_ss_cfg, uint32_t, uint16_t, 1u,
-             (size_t)cfg->k)
-FLEET_DEVICE(lh_device, fxdp_local_hashing, fxdp_local_hashing_ct, fxdp_lh_cfg, uint32_t, uint32_t, 1u, 3u)
-FLEET_DEVICE(duchi_device, fxdp_duchi, fxdp_duchi_ct, fxdp_duchi_cfg, uint32_t, uint8_t, 1u, 1u)
-FLEET_DEVICE(pm_device, fxdp_piecewise, fxdp_piecewise_ct, fxdp_pm_cfg, uint32_t, uint32_t, 1u, 1u)
-FLEET_DEVICE(sw_device, fxdp_square_wave, fxdp_square_wave_ct, fxdp_sw_cfg, uint32_t, uint32_t, 1u, 1u)
-FLEET_DEVICE(hm_device, fxdp_hybrid, fxdp_hybrid_ct, fxdp_hm_cfg, uint32_t, uint32_t, 1u, 1u)
-FLEET_DEVICE(md_device, fxdp_numeric_md, fxdp_numeric_md_ct, fxdp_md_cfg, uint32_t, uint32_t, (size_t)cfg->d,
-             2u * (size_t)cfg->k)
-FLEET_DEVICE(geo_device, fxdp_geometric, fxdp_geometric_ct, fxdp_geometric_cfg, int64_t, int64_t, (size_t)cfg->n,
-             (size_t)cfg->n)
-
 static fxdp_status rr_device(const fxdp_host_fleet *f, fxdp_rng *r, uint64_t id, size_t i)
 {
     const fxdp_rr_cfg *cfg = (const fxdp_rr_cfg *)f->cfg;
@@ -88,109 +69,21 @@ static fxdp_status rr_device(const fxdp_host_fleet *f, fxdp_rng *r, uint64_t id,
     return (f->ct ? fxdp_rr_ct : fxdp_rr)(r, cfg, x, out);
 }
 
-/* The fleet a public entry point was handed (one round a device). */
-#define FLEET(cfg, ct, x, out) {seed, n, 1u, (cfg), (ct), (x), (out)}
+/* One public entry point per line of fxdp_host_fleets.h (prototypes in fxdp_host.h): device
+ * i's release through the family's device function, one round a device. */
+#define FLEET_ENTRY(KIND, CFG_T, X_T, OUT_T, DEVICE)                                                      \
+    fxdp_status fxdp_fleet_##KIND(const uint32_t seed[9], const uint64_t *device_ids, size_t n,           \
+                                  uint32_t first_block, const CFG_T *cfg, int ct, const X_T *x,          \
+                                  OUT_T *out, uint8_t *status, uint64_t *bits_used)                      \
+    {                                                                                                      \
+        const fxdp_host_fleet f = {seed, n, 1u, cfg, ct, x, out};                                         \
+        return fxdp_host_fleet_run(&f, device_ids, first_block, DEVICE, status, bits_used);              \
+    }
 
-fxdp_status fxdp_fleet_rr_bool(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                               const fxdp_rr_bool_cfg *cfg, int ct, const uint8_t *x, uint8_t *out,
-                               uint8_t *status, uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, rr_bool_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_rr(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                          const fxdp_rr_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
-                          uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, rr_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_rappor(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                              const fxdp_rappor_cfg *cfg, int ct, const uint8_t *x, uint8_t *out, uint8_t *status,
-                              uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, rappor_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_unary_encoding(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
-                                      uint32_t first_block, const fxdp_ue_cfg *cfg, int ct, const uint32_t *x,
-                                      uint8_t *out, uint8_t *status, uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, ue_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
-                                         uint32_t first_block, const fxdp_hr_cfg *cfg, int ct, const uint32_t *x,
-                                         uint32_t *out, uint8_t *status, uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, hr_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_subset_selection(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
-                                        uint32_t first_block, const fxdp_ss_cfg *cfg, int ct, const uint32_t *x,
-                                        uint16_t *out, uint8_t *status, uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, ss_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_local_hashing(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
-                                     uint32_t first_block, const fxdp_lh_cfg *cfg, int ct, const uint32_t *x,
-                                     uint32_t *out, uint8_t *status, uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, lh_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_duchi(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                             const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x, uint8_t *out, uint8_t *status,
-                             uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, duchi_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_piecewise(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                                 const fxdp_pm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
-                                 uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, pm_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_square_wave(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                                   const fxdp_sw_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
-                                   uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, sw_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_hybrid(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                              const fxdp_hm_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
-                              uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, hm_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_numeric_md(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                                  const fxdp_md_cfg *cfg, int ct, const uint32_t *x, uint32_t *out, uint8_t *status,
-                                  uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, md_device, status, bits_used);
-}
-
-fxdp_status fxdp_fleet_geometric(const uint32_t seed[9], const uint64_t *device_ids, size_t n, uint32_t first_block,
-                                 const fxdp_geometric_cfg *cfg, int ct, const int64_t *x, int64_t *out,
-                                 uint8_t *status, uint64_t *bits_used)
-{
-    const fxdp_host_fleet f = FLEET(cfg, ct, x, out);
-    return fxdp_host_fleet_run(&f, device_ids, first_block, geo_device, status, bits_used);
-}
+#define FLEET(KIND, ENTRY, CFG_T, X_T, OUT_T, X_ROW, OUT_ROW)                                              \
+    FLEET_DEVICE(KIND##_device, ENTRY, ENTRY##_ct, CFG_T, X_T, OUT_T, X_ROW, OUT_ROW)                      \
+    FLEET_ENTRY(KIND, CFG_T, X_T, OUT_T, KIND##_device)
+#define FLEET_CUSTOM(KIND, ENTRY, CFG_T, X_T, OUT_T, DEVICE) FLEET_ENTRY(KIND, CFG_T, X_T, OUT_T, DEVICE)
+#include "fxdp_host_fleets.h"
+#undef FLEET
+#undef FLEET_CUSTOM
