@@ -15,7 +15,7 @@
  * on x.  The constant-time form then reads exactly prob_bits + bits bits.
  * out is written only on FXDP_OK.
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_duchi.h"
 
 int fxdp_i_duchi_ok(const fxdp_duchi_cfg *cfg, uint32_t x)
 {

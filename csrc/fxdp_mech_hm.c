@@ -12,7 +12,7 @@
  * Numba twin is fxdp/mechanisms/_kernels_hm.py.  Every parameter is checked
  * before any draw; out is written only on FXDP_OK.
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_hm.h"
 
 static fxdp_status hm_check(const fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, const uint32_t *out)
 {

@@ -16,7 +16,7 @@
  * on x.  The Numba twin is fxdp/mechanisms/_kernels_md.py.  Every parameter
  * and every x[a] is checked before any draw.
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_hm.h"
 
 static int md_base_ok(const fxdp_md_cfg *cfg, uint32_t x)
 {

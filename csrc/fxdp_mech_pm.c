@@ -13,7 +13,7 @@
  * depends on x, U, u or b.  The Numba twin is fxdp/mechanisms/_kernels_pm.py.
  * out is written only on FXDP_OK.
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_pm.h"
 
 int fxdp_i_pm_ok(const fxdp_pm_cfg *cfg, uint32_t x)
 {

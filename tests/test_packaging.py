@@ -181,7 +181,7 @@ def _replay_expected(m) -> list[str]:
     """m.simulate_device on the sketch's replay: device k, example input k % EXAMPLE_RELEASES."""
     spec = E.device_spec(m)
     devs = np.arange(REPLAY_N, dtype=np.uint64)
-    values = H.input_model(m, spec).for_simulate(devs % np.uint64(8), E.generator.EXAMPLE_SALT)
+    values = H.input_model(m, spec).for_simulate(devs % np.uint64(8), E.firmware.EXAMPLE_SALT)
     outs = np.asarray(m.simulate_device(values, REPLAY_SEED, device_ids=devs)).reshape(REPLAY_N, -1)
     if outs.dtype == bool:
         outs = outs.astype(np.int64)
