@@ -569,4 +569,28 @@ static inline fxdp_status fxdp_i_memo_device(fxdp_rng *r, int bad, uint32_t secr
     return st;
 }
 
+/* The four entry points of a memoized oracle (L-GRR, L-OUE, dBitFlip; prototypes in fxdp.h): NAME_w
+ * and NAME_ct_w run EXPORT(r, cfg, x, out, ct, work) on the caller's workspace; NAME and NAME_ct put
+ * the workspace on their own stack (sizeof (WORK_T) more stack than the _w forms).  fxdp/_cffi_build.py
+ * counts the four names as defined. */
+#define FXDP_I_MEMO_ENTRY_POINTS(NAME, CFG_T, OUT_T, WORK_T, EXPORT)                                    \
+    fxdp_status NAME##_w(fxdp_rng *r, const CFG_T *cfg, const uint32_t *x, OUT_T *out, WORK_T *work)     \
+    {                                                                                                    \
+        return EXPORT(r, cfg, x, out, 0, work);                                                          \
+    }                                                                                                    \
+    fxdp_status NAME##_ct_w(fxdp_rng *r, const CFG_T *cfg, const uint32_t *x, OUT_T *out, WORK_T *work)  \
+    {                                                                                                    \
+        return EXPORT(r, cfg, x, out, 1, work);                                                          \
+    }                                                                                                    \
+    fxdp_status NAME(fxdp_rng *r, const CFG_T *cfg, const uint32_t *x, OUT_T *out)                       \
+    {                                                                                                    \
+        WORK_T work;                                                                                     \
+        return NAME##_w(r, cfg, x, out, &work);                                                          \
+    }                                                                                                    \
+    fxdp_status NAME##_ct(fxdp_rng *r, const CFG_T *cfg, const uint32_t *x, OUT_T *out)                  \
+    {                                                                                                    \
+        WORK_T work;                                                                                     \
+        return NAME##_ct_w(r, cfg, x, out, &work);                                                       \
+    }
+
 #endif /* FXDP_INTERNAL_H */

@@ -167,29 +167,4 @@ FXDP_I_INLINE fxdp_status dbf_export(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const
     return st;
 }
 
-fxdp_status fxdp_dbitflip_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
-                            fxdp_dbf_work *work)
-{
-    return dbf_export(r, cfg, x, out, 0, work);
-}
-
-fxdp_status fxdp_dbitflip_ct_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
-                               fxdp_dbf_work *work)
-{
-    return dbf_export(r, cfg, x, out, 1, work);
-}
-
-/* The convenience forms: the workspace on their own stack (sizeof work more stack than the _w forms). */
-fxdp_status fxdp_dbitflip(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out)
-{
-    fxdp_dbf_work work;
-
-    return fxdp_dbitflip_w(r, cfg, x, out, &work);
-}
-
-fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out)
-{
-    fxdp_dbf_work work;
-
-    return fxdp_dbitflip_ct_w(r, cfg, x, out, &work);
-}
+FXDP_I_MEMO_ENTRY_POINTS(fxdp_dbitflip, fxdp_dbf_cfg, uint32_t, fxdp_dbf_work, dbf_export)

@@ -182,32 +182,7 @@ FXDP_I_INLINE fxdp_status grr_export(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, 
     return st;
 }
 
-fxdp_status fxdp_longitudinal_grr_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
-                                    fxdp_lgrr_work *work)
-{
-    return grr_export(r, cfg, x, out, 0, work);
-}
-
-fxdp_status fxdp_longitudinal_grr_ct_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
-                                       fxdp_lgrr_work *work)
-{
-    return grr_export(r, cfg, x, out, 1, work);
-}
-
-/* The convenience forms: the workspace on their own stack (sizeof work more stack than the _w forms). */
-fxdp_status fxdp_longitudinal_grr(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out)
-{
-    fxdp_lgrr_work work;
-
-    return fxdp_longitudinal_grr_w(r, cfg, x, out, &work);
-}
-
-fxdp_status fxdp_longitudinal_grr_ct(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out)
-{
-    fxdp_lgrr_work work;
-
-    return fxdp_longitudinal_grr_ct_w(r, cfg, x, out, &work);
-}
+FXDP_I_MEMO_ENTRY_POINTS(fxdp_longitudinal_grr, fxdp_long_grr_cfg, uint32_t, fxdp_lgrr_work, grr_export)
 
 /* ---- L-OUE ----------------------------------------------------------------- */
 
@@ -310,29 +285,4 @@ FXDP_I_INLINE fxdp_status ue_export(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, co
     return st;
 }
 
-fxdp_status fxdp_longitudinal_ue_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
-                                   fxdp_lue_work *work)
-{
-    return ue_export(r, cfg, x, out, 0, work);
-}
-
-fxdp_status fxdp_longitudinal_ue_ct_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
-                                      fxdp_lue_work *work)
-{
-    return ue_export(r, cfg, x, out, 1, work);
-}
-
-/* The convenience forms: the workspace on their own stack (sizeof work more stack than the _w forms). */
-fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out)
-{
-    fxdp_lue_work work;
-
-    return fxdp_longitudinal_ue_w(r, cfg, x, out, &work);
-}
-
-fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out)
-{
-    fxdp_lue_work work;
-
-    return fxdp_longitudinal_ue_ct_w(r, cfg, x, out, &work);
-}
+FXDP_I_MEMO_ENTRY_POINTS(fxdp_longitudinal_ue, fxdp_long_ue_cfg, uint8_t, fxdp_lue_work, ue_export)

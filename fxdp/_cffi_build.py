@@ -178,6 +178,7 @@ _DEF_RE = re.compile(r"\b(fxdp_\w+)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s
 
 
 FLEET_TABLE = "host/fxdp_host_fleets.h"
+_MEMO_RE = re.compile(r"^FXDP_I_MEMO_ENTRY_POINTS\((fxdp_\w+),", re.M)
 _FLEET_RE = re.compile(r"^FLEET(_CUSTOM)?\(([^\n]*)\)$", re.M)
 
 
@@ -199,6 +200,9 @@ def defined_functions(csrc):
     for f in source_files(csrc) + [Path(csrc) / h for h in HEADERS]:
         names.update(_DEF_RE.findall(_strip_comments(f.read_text())))
     names.update(f"fxdp_fleet_{r['kind']}" for r in fleet_table(csrc))
+    for f in source_files(csrc):               # FXDP_I_MEMO_ENTRY_POINTS(NAME, ...) defines four
+        for name in _MEMO_RE.findall(_strip_comments(f.read_text())):
+            names.update({name, name + "_w", name + "_ct", name + "_ct_w"})
     return names
 
 
