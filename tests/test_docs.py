@@ -29,7 +29,7 @@ def test_mkdocs_build_strict(site):
 def test_every_docs_page_is_in_the_nav():
     nav = (ROOT / "mkdocs.yml").read_text()
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
-    assert pages == set(re.findall(r":\s*([a-z_]+\.md)\s*$", nav, re.M))
+    assert pages == set(re.findall(r":\s*([a-z_-]+\.md)\s*$", nav, re.M))
 
 
 def public_name_ids():

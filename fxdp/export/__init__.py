@@ -6,10 +6,12 @@
     verify_on_host(m, fw_dir, seed, devices) -> {"releases": N, "mismatches": M}
         builds that source set on the host with a harness and compares every
         release with m.simulate (fxdp/export/harness.py)
+    verify_on_target(m, fw_dir, target, seed, devices) -> {"target", "releases", "mismatches"}
+        the same on a target's emulator (QEMU, simavr) for an export made for that target
 """
 from __future__ import annotations
 
 from .firmware import device_spec, exportable_kinds, generate, library_sources
-from .harness import verify_on_host
+from .harness import verify_on_host, verify_on_target
 
-__all__ = ["generate", "verify_on_host", "device_spec", "exportable_kinds", "library_sources"]
+__all__ = ["generate", "verify_on_host", "verify_on_target", "device_spec", "exportable_kinds", "library_sources"]

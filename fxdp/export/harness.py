@@ -450,32 +450,41 @@ def check_entropy(res: HarnessResult, in_place: bool = False) -> list[str]:
 
 
 __all__ = ["InputModel", "input_model", "hrand", "mix32", "render_harness", "build_harness", "run_harness",
-           "simulate_lines", "simulate_outputs", "expected_wire", "host_report_batch", "host_wire_run", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
+           "simulate_lines", "simulate_outputs", "verify_on_host", "verify_on_target", "expected_wire", "host_report_batch", "host_wire_run", "expected_lines", "compare", "check_entropy", "HarnessResult", "seed_words",
            "SALT_PARITY", "SALT_CT", "CT_DEV0"]
 
 
-def verify_on_host(m, fw_dir, seed=0, devices=10_000, build_dir=None):
-    """Build the export in fw_dir on the host with the parity harness, run
-    `devices` releases (device ids 0..devices-1, keyed stream of `seed`,
-    synthetic inputs from fxdp.export.harness.input_model, the same ones
-    passed to m.simulate) and count the releases whose output differs.
+def verify_on_target(m, fw_dir, target, seed=0, devices=1_000, build_dir=None):
+    """Build the export in fw_dir for `target` with the parity harness, run it (the host, or the
+    target's emulator: QEMU, simavr), release `devices` times (device ids 0..devices-1, keyed
+    stream of `seed`, synthetic inputs from fxdp.export.harness.input_model, the same ones passed to
+    m.simulate) and count the releases whose output differs from m.simulate's.
 
-    Returns {"releases": devices, "mismatches": M}.  Raises ValueError for a
-    directory that is not an export, and fxdp.targets.TargetError (naming the
-    Debian package) when the host compiler is missing or the build fails.
+    Returns {"target": name, "releases": devices, "mismatches": M}.  Raises ValueError for a
+    directory that is not an export or a bad count, and fxdp.targets.TargetError (naming the
+    Debian package) when a compiler or emulator is missing or the build fails.
     """
     devices = int(devices)
     if devices < 1:
         raise ValueError(f"devices must be >= 1, got {devices}")
+    name = _targets.get_target(target).name
     spec = device_spec(m)
     library_sources(fw_dir)                     # ValueError if fw_dir is not an export
+    host = name == "host"
     with tempfile.TemporaryDirectory(prefix="fxdp-verify-") as tmp:
         bdir = Path(build_dir) if build_dir else Path(tmp)
-        elf = build_harness(m, fw_dir, "host", bdir, opt="-O2", seed=seed, n=devices, n_drbg=0,
-                              entropy=False)
-        res = run_harness("host", elf, timeout=max(60.0, devices / 2000))
+        elf = build_harness(m, fw_dir, name, bdir, opt="-O2" if host else "-Os", seed=seed, n=devices,
+                            n_drbg=0, entropy=False)
+        res = run_harness(name, elf, timeout=max(60.0, devices / (2000 if host else 20)))
     expected = simulate_lines(m, spec, seed, devices)
-    return {"releases": devices, "mismatches": compare(expected, res.parity)}
+    return {"target": name, "releases": devices, "mismatches": compare(expected, res.parity)}
+
+
+def verify_on_host(m, fw_dir, seed=0, devices=10_000, build_dir=None):
+    """``verify_on_target`` on the host (any export: the C is portable): {"releases": devices,
+    "mismatches": M}."""
+    r = verify_on_target(m, fw_dir, "host", seed=seed, devices=devices, build_dir=build_dir)
+    return {"releases": r["releases"], "mismatches": r["mismatches"]}
 
 
 def host_wire_run(m, fw_dir, seed=0, devices=10_000, build_dir=None) -> HarnessResult:
