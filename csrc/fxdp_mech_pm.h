@@ -7,11 +7,7 @@
 
 #include "fxdp_internal.h"
 
-/* Shared with the Hybrid mechanism (fxdp_mech_hm.c) and the multi-dimensional form
- * (fxdp_mech_md.c): *_ok is 1 iff cfg is valid and x a grid index in
- * range; *_lazy and *_ct draw (r ready, cfg and x valid; *out written only on FXDP_OK; Duchi's *out
- * is its bit).  One function per form with four arguments: no ct argument on the ARM stack, and
- * a constant-time caller links only constant-time samplers (issue 13's 256 B goal). */
+/* The Piecewise draws, with the contract of fxdp_mech_duchi.h's Duchi draws (*_ok, *_lazy, *_ct). */
 int fxdp_i_pm_ok(const fxdp_pm_cfg *cfg, uint32_t x);
 fxdp_status fxdp_i_pm_lazy(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out);
 fxdp_status fxdp_i_pm_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, uint32_t x, uint32_t *out);
