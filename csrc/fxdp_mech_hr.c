@@ -9,7 +9,7 @@
  * (HadamardResponse.release): y = the next log2k bits (MSB first), then
  * b = Bernoulli(a_p/2^bits); then y ^= lowbit(x+1) iff [y in C_x] != b
  * (toggling a bit of x+1's support flips the parity: a bijection between C_x
- * and its complement).  The Numba twin is fxdp/mechanisms/_kernels_hr.py.
+ * and its complement).  The Numba twin is fxdp/mechanisms/_kernels_hadamard_response.py.
  *
  * The parity is an xor fold and the toggle a mask, so no branch depends on
  * x, y or b in either form; the constant-time form also draws b with exactly

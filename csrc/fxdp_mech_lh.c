@@ -9,7 +9,7 @@
  * lazy: s = uniform_below(g - 1), honest = Bernoulli(a_p/2^bits),
  * y = honest ? h(x) : (h(x) + 1 + s) mod g; constant time: U = bits bits,
  * y = (h(x) + t) mod g, t = #{j in [1, g) : U >= a_p + (j-1) w}.  The Numba
- * twin is fxdp/mechanisms/_kernels_lh.py.
+ * twin is fxdp/mechanisms/_kernels_local_hashing.py.
  *
  * The hash never branches on x and uses no long multiply or divide (their
  * time depends on the operands on Cortex-M and AVR, see fxdp_internal.h): a x

@@ -13,7 +13,7 @@
  * constant-time form; fxdp_sw_cfg is fxdp_pm_cfg): one reviewed sampler, no
  * extra stack frame, and only the form used is linked.  Definition and bit use:
  * fxdp/mechanisms/square_wave.py (SquareWave.release); the Numba twin is
- * fxdp/mechanisms/_kernels_sw.py.  out is written only on FXDP_OK.
+ * fxdp/mechanisms/_kernels_square_wave.py.  out is written only on FXDP_OK.
  */
 #include "fxdp_internal.h"
 

@@ -5,7 +5,7 @@
  *
  * Definition and bit use: fxdp/mechanisms/unary_encoding.py
  * (UnaryEncoding.release): one Bernoulli per item, i = 0..d-1 in order; the
- * Numba twin is fxdp/mechanisms/_kernels_ue.py.
+ * Numba twin is fxdp/mechanisms/_kernels_unary_encoding.py.
  *
  * All or nothing in the caller's buffer, as fxdp_mech_rappor.c: bit i is
  * drawn straight into out[i], and an entropy failure wipes out[0..d) to zeros

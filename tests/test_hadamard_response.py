@@ -117,7 +117,7 @@ def test_c_single_release_matches_the_reference():
 
 
 def test_numba_single_release_matches_the_reference():
-    from fxdp.mechanisms._kernels_hr import release_hadamard_response
+    from fxdp.mechanisms._kernels_hadamard_response import release_hadamard_response
     from fxdp.samplers import _kernels as K
     for ct in CT:
         m = fxdp.make_hadamard_response(12, 2, constant_time=ct)

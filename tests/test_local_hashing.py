@@ -161,7 +161,7 @@ def test_c_single_release_matches_the_reference():
 
 
 def test_numba_single_release_matches_the_reference():
-    from fxdp.mechanisms._kernels_lh import release_local_hashing
+    from fxdp.mechanisms._kernels_local_hashing import release_local_hashing
     from fxdp.samplers import _kernels as K
     for ct in CT:
         m = fxdp.make_local_hashing(12, 2, constant_time=ct)
@@ -357,7 +357,7 @@ def test_blocked_support_counts_equal_the_reference_kernel(prime, g):
     # the SIMD-lane counter (estimator and variance table) against the per-device reference loop,
     # on arbitrary (a, b, y), with blocks of devices cut at every size (a partial last block, one
     # device, fewer devices than a block) and more count rows than blocks
-    from fxdp.mechanisms import _kernels_lh as K
+    from fxdp.mechanisms import _kernels_local_hashing as K
     rng = np.random.default_rng(prime + g)
     for n, d, workers in [(1, 5, None), (K._BLOCK - 1, 40, 1), (K._BLOCK + 3, 7, 3), (2 * K._BLOCK + 17, 300, 2)]:
         d = min(d, prime)

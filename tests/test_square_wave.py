@@ -65,7 +65,7 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
 
 
 def test_c_and_numba_single_release_match_the_reference():
-    from fxdp.mechanisms._kernels_sw import release_square_wave
+    from fxdp.mechanisms._kernels_square_wave import release_square_wave
     from fxdp.samplers import _kernels as K
     done = G.check_single_releases(lambda ct: fxdp.make_square_wave(0, 100, 1, bits=6, constant_time=ct),
                                    lambda st, m, ct, i: release_square_wave(st, m.a, m.w, m.prob_bits, m.bits, ct, i))

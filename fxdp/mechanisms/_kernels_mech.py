@@ -376,7 +376,7 @@ def stream_rr(state, t, w0, k, thresholds, ct, xs, out):
 # release row as a first-class function, and Numba's IR inliner refuses to call
 # it with *args ("Calling a closure with *args is unsupported"), so a driver
 # needs one copy per parameter count.  The rows here take 3 (rr_bool, rappor),
-# 4 (unary encoding, in _kernels_ue.py), 5 (rr) and 8 (geometric) parameters,
+# 4 (unary encoding, in _kernels_unary_encoding.py), 5 (rr) and 8 (geometric) parameters,
 # and scalar and row outputs are stored differently: a per-arity driver would
 # hold as many copies as it removes.  A closure factory is no way out either:
 # its kernels never hit the on-disk cache (benchmarks/kernel_fold.md).

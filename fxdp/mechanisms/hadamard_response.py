@@ -22,7 +22,7 @@ Sampling, exact and branch-free (the bit order the reference, Numba and C all re
    toggle with a mask: no branch on x, y or b.
 
 The constant-time form reads exactly log2 K + bits bits.  The family: reference release, Numba
-fleet kernel (``_kernels_hr.py``), C entry points ``fxdp_hadamard_response[_ct]``
+fleet kernel (``_kernels_hadamard_response.py``), C entry points ``fxdp_hadamard_response[_ct]``
 (csrc/fxdp_mech_hr.c), device spec, the unbiased estimator through a fast Walsh-Hadamard
 transform of the report histogram (O(K log K)) with its closed-form variance, the exact audit
 (closed form, and by enumeration for small d).
@@ -133,7 +133,7 @@ class HadamardResponse(ItemOracle):
 
     # --- fleet kernel
     def run_fleet(self, key, ids, first_block, x, status, bits):
-        from ._kernels_hr import fleet_hadamard_response
+        from ._kernels_hadamard_response import fleet_hadamard_response
         out = np.zeros(x.shape[0], dtype=np.int64)
         fleet_hadamard_response(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.bits),
                                 np.uint64(self.log2k), bool(self.constant_time), x, out, status, bits)

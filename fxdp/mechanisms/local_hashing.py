@@ -185,7 +185,7 @@ class LocalHashing(ItemOracle):
 
     # --- fleet kernel
     def run_fleet(self, key, ids, first_block, x, status, bits):
-        from ._kernels_lh import fleet_local_hashing
+        from ._kernels_local_hashing import fleet_local_hashing
         out = np.zeros((x.shape[0], 3), dtype=np.int64)
         fleet_local_hashing(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.w), np.uint64(self.bits),
                             np.uint64(self.g), np.uint64(self.prime), bool(self.constant_time), x, out, status, bits)
@@ -217,17 +217,17 @@ class LocalHashing(ItemOracle):
 
     def support_counts(self, reports, items=None):
         """S_v = #{reports (a, b, y) with h_{a,b}(v) = y} for every item v, and n (Numba, O(n d),
-        devices in SIMD lanes: ``_kernels_lh.support_counts_blocked``).
+        devices in SIMD lanes: ``_kernels_local_hashing.support_counts_blocked``).
         items: None (all of [0, d)) or a range(lo, hi) of items, 0 <= lo < hi <= d, step 1: then
         S_v for v in it only (O(n (hi - lo)); the variance table at d = 65536 samples items so)."""
-        from ._kernels_lh import support_counts_blocked
+        from ._kernels_local_hashing import support_counts_blocked
         r = self._reports(reports)
         lo, hi = self._item_window(items)
         a = np.ascontiguousarray(r[:, 0])
         # h_{a,b}(lo + u) = h_{a,b'}(u) with b' = (a lo + b) mod P: the kernel counts u in [0, hi - lo)
         # (a, b < 2^31 and lo < d < 2^31: a lo + b < 2^63, exact in int64)
         b = np.ascontiguousarray((a * lo + r[:, 1]) % self.prime) if lo else np.ascontiguousarray(r[:, 1])
-        # the blocked kernel (devices in SIMD lanes); _kernels_lh.support_counts is its reference
+        # the blocked kernel (devices in SIMD lanes); _kernels_local_hashing.support_counts is its reference
         counts = support_counts_blocked(a, b, np.ascontiguousarray(r[:, 2]), hi - lo, self.g, self.prime)
         return counts, r.shape[0]
 

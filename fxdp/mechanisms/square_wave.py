@@ -198,7 +198,7 @@ class SquareWave(Piecewise):
         return super().simulate(values, seed, device_ids)
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
-        from ._kernels_sw import fleet_square_wave
+        from ._kernels_square_wave import fleet_square_wave
         out = np.zeros(x.shape[0], dtype=np.int64)
         fleet_square_wave(key, ids, first_block, np.uint64(self.a), np.uint64(self.w), np.uint64(self.prob_bits),
                           np.uint64(self.bits), bool(self.constant_time), x, out, status, bits)

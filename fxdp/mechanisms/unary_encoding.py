@@ -10,7 +10,7 @@ p when i = x and q otherwise, one Bernoulli per item, i = 0..d-1 in order.
 
 Both round with certified bounds on e^eps (fxdp.conservative.exp_interval); the privacy map is
 ln(p(1-q) / ((1-p) q)) rounded up, which the exact audit attains.  The family: reference release,
-Numba fleet kernel (``_kernels_ue.py``), C entry points ``fxdp_unary_encoding[_ct]``
+Numba fleet kernel (``_kernels_unary_encoding.py``), C entry points ``fxdp_unary_encoding[_ct]``
 (csrc/fxdp_mech_ue.c), device spec, the unbiased frequency estimator with its closed-form
 variance, the exact audit in product form (and by enumeration for small d).
 
@@ -105,7 +105,7 @@ class UnaryEncoding(ItemOracle):
 
     # --- fleet kernel
     def run_fleet(self, key, ids, first_block, x, status, bits):
-        from ._kernels_ue import fleet_unary_encoding
+        from ._kernels_unary_encoding import fleet_unary_encoding
         out = np.zeros((x.shape[0], self.d), dtype=np.uint8)
         fleet_unary_encoding(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits),
                              bool(self.constant_time), x, out, status, bits)
@@ -117,7 +117,7 @@ class UnaryEncoding(ItemOracle):
         sums accumulated per worker in O(d) memory each; for large n d, e.g. the variance table at
         d = 65536).  Raises as ``simulate`` does (nothing returned) if any device fails."""
         from ._fleet import support_counts
-        from ._kernels_ue import CHUNK, fleet_unary_encoding_counts
+        from ._kernels_unary_encoding import CHUNK, fleet_unary_encoding_counts
         params = (np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits), bool(self.constant_time))
         counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
                                    fleet_unary_encoding_counts, params)
