@@ -268,6 +268,14 @@ int fxdp_health_fill(void *ctx, uint8_t *buf, size_t n);
 fxdp_status fxdp_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 /* *out uniform on {0..n-1}, n >= 1: k = bitlen(n-1) bits per try until x < n. */
 fxdp_status fxdp_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
+/* Rounds of fxdp_uniform_below_ct_u32 (its bits: 32 per round, always all of them). */
+#define FXDP_UNIFORM_CT_ROUNDS 4u
+/* *out uniform on {0..n-1}, 1 <= n < 2^32, constant time: FXDP_UNIFORM_CT_ROUNDS rounds of Lemire's
+ * multiply-and-reject (word w, m = w n; accept iff m mod 2^32 >= 2^32 mod n; value m >> 32), always
+ * exactly 32 * FXDP_UNIFORM_CT_ROUNDS bits, the first accepted value selected branch-free.  No round
+ * accepted: FXDP_ERR_RANGE (this call only; bits consumed, rng usable), probability
+ * ((2^32 mod n) / 2^32)^4 < (n / 2^32)^4, at most 2^-64 for n <= 2^16, 0 for a power of two. */
+fxdp_status fxdp_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 /* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); lazy, bits read depend on the outcome: NOT constant time. */
 fxdp_status fxdp_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 /* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); constant time: exactly k bits, x < a compared branch-free. */
