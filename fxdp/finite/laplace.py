@@ -173,6 +173,7 @@ class _FixedBase(Mechanism):
     """Shared machinery: formats, input encoding, releases from system entropy."""
     finite_precision = True
     exact_grid = False
+    release_checks_input = True     # release(src, x) encodes and checks x itself (check_input)
 
     strict = False
 

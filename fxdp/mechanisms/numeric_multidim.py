@@ -183,8 +183,25 @@ class NumericMultiDim(Mechanism):
         self.grid_indices(arr)                         # the shape and finiteness checks
         return fine_positions(arr.reshape(-1, self.d), self._lo_f, self._hi_f, self.N)
 
+    def _one_row(self, x):
+        """The d readings x as a 1 x d float64 array; ValueError (not TypeError) for non-numbers."""
+        try:
+            return np.asarray([x], dtype=object).astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"x must be dims = {self.d} readings (numbers), got {x!r}") from None
+
     def check_input(self, x):
-        return tuple(int(v) for v in self.grid_indices(np.asarray([x], dtype=object).astype(np.float64))[0])
+        return tuple(int(v) for v in self.grid_indices(self._one_row(x))[0])
+
+    def check_release_input(self, x):
+        """release(src, x) takes d grid indices in [0, N] (m(x) takes d readings and rounds them)."""
+        try:
+            xs = list(x)
+        except TypeError:
+            raise ValueError(f"x must hold dims = {self.d} grid indices in [0, {self.N}], got {x!r}") from None
+        if len(xs) != self.d:
+            raise ValueError(f"x must hold dims = {self.d} grid indices, got {len(xs)}")
+        return tuple(check_int(f"x[{a}] (grid index)", v, 0, self.N) for a, v in enumerate(xs))
 
     def __call__(self, x, rng=None):
         """One release of the d readings x: each rounded to its grid by exact randomized rounding
@@ -194,12 +211,12 @@ class NumericMultiDim(Mechanism):
             rng = default_source()
         elif not isinstance(rng, BitSource):
             raise ValueError(f"rng must be a fxdp.bitsource.BitSource or None, got {type(rng).__name__}")
-        fine = self._fine(np.asarray([x], dtype=object).astype(np.float64))[0]
-        return self.release(rng, tuple(randomized_round(rng, f, self.constant_time) for f in fine))
+        fine = self._fine(self._one_row(x))[0]
+        return self._release(rng, tuple(randomized_round(rng, f, self.constant_time) for f in fine))
 
     def round_reading(self, src, x):
         """d readings -> d grid indices by exact randomized rounding from src (attribute order)."""
-        fine = self._fine(np.asarray([x], dtype=object).astype(np.float64))[0]
+        fine = self._fine(self._one_row(x))[0]
         return tuple(randomized_round(src, f, self.constant_time) for f in fine)
 
     def round_readings(self, values, seed, device_ids=None):
@@ -230,7 +247,7 @@ class NumericMultiDim(Mechanism):
         if len(x) != self.d:
             raise ValueError(f"x must hold dims = {self.d} grid indices, got {len(x)}")
         attrs = sorted(floyd_subset(src, self.d, self.k))
-        return tuple(attrs) + tuple(int(self.inner.release(src, int(x[a]))) for a in attrs)
+        return tuple(attrs) + tuple(int(self.inner._release(src, int(x[a]))) for a in attrs)
 
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation (Numba): values are n x d readings, rounded to the grids on each
