@@ -635,10 +635,15 @@ typedef struct fxdp_ss_cfg {
     uint32_t d;
     uint32_t k;
     uint8_t bits;
+    uint8_t uniform_version;   /* _ct form's draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32);
+                                  0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_ss_cfg;
 /* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b); drawn in place: entropy failure zeroes out[0..k). */
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
-/* Constant time in x, b and the subset (masked scans, sorting network); bit use varies with rejections; in place, zeroed on failure. */
+/* Constant time in x, b and the subset (masked scans, sorting network); uniform_version 2: every draw
+ * fxdp_uniform_below_ct_u32 (k + 1 draws of 128 bits, then bits), constant in the stream too, failing
+ * with FXDP_ERR_RANGE w.p. < (k + 1) (d / 2^32)^4 <= 2^-78 (d <= 1024); uniform_version 0/1: rejection,
+ * bit use varies with the stream.  In place, zeroed on failure. */
 fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Local hashing frequency oracle (OLH, BLH; Wang et al. 2017) over d items: input x in [0, d),
  * output out[0..2] = (a, b, y): the hash seed a in [1, P), b in [0, P) (P = 2^31 - 1) and

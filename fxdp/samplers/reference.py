@@ -49,13 +49,23 @@ def uniform_below_ct(src, n):
     and 0 when n is a power of two.  Conditioned on success the output is exactly uniform.
     """
     from ..errors import RangeError
+    v = uniform_below_ct_or_none(src, n)
+    if v is not None:
+        return v
+    t = (1 << 32) % n
+    raise RangeError(f"uniform_below_ct({n}): no round of {UNIFORM_CT_ROUNDS} accepted "
+                     f"(probability ({t}/2^32)^{UNIFORM_CT_ROUNDS}); nothing was released")
+
+
+def uniform_below_ct_or_none(src, n):
+    """uniform_below_ct's draw (the same 32 R bits), None when no round accepted: a mechanism
+    that makes several draws keeps drawing and fails once, after all of them, as C does."""
     t = (1 << 32) % n
     products = [src.bits(32) * n for _ in range(UNIFORM_CT_ROUNDS)]
     for m in products:
         if m & U32 >= t:
             return m >> 32
-    raise RangeError(f"uniform_below_ct({n}): no round of {UNIFORM_CT_ROUNDS} accepted "
-                     f"(probability ({t}/2^32)^{UNIFORM_CT_ROUNDS}); nothing was released")
+    return None
 
 
 def bernoulli_dyadic(src, a, k):

@@ -87,6 +87,10 @@ CASES["dbitflip_lazy"] = lambda: M.make_dbitflip(40, 8, 2, sampled_buckets=3, bi
 # runs: membership, the shift past x, the replacement).  tests/test_subset_selection.py checks, at
 # d = 100 and 1024, that the counts and bits are independent of x and b on a fixed stream.
 CASES["subset_selection_ct"] = lambda: M.make_subset_selection(3, 2, constant_time=True, k=2)
+# Since issue 32 the constant-time form draws with the fixed budget (uniform_version 2: 128 bits per
+# uniform draw, whatever the stream), so a case where the rejection draws would reject is constant
+# too: d = 1024, k = 3 (bounds 1021, 1022, 1023 and 3; 544 bits per release).
+CASES["subset_selection_ct_d1024"] = lambda: M.make_subset_selection(1024, 1, constant_time=True, k=3)
 CASES["subset_selection_lazy"] = lambda: M.make_subset_selection(40, 1)
 # k = 1 with m = d - 1 = 64 (a power of two: no rejection): the map spans three words, so the
 # shift past x crosses words in the constant-time check too (k-ary RR in effect; not on AVR)
