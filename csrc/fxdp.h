@@ -741,10 +741,15 @@ typedef struct fxdp_md_cfg {
     uint8_t base;
     uint32_t d;
     uint32_t k;
+    uint8_t uniform_version;   /* _ct form's subset draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32);
+                                  0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_md_cfg;
 /* Lazy: the base mechanism's lazy draws (the bits used reveal them); drawn in place (out must not overlap x): entropy failure zeroes out[0..2k). */
 fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
-/* Constant time in x: the base's constant-time draws; bit use varies with Floyd's rejections (the stream) only; in place, zeroed on failure. */
+/* Constant time in x: the base's constant-time draws; uniform_version 2: Floyd's k draws by
+ * fxdp_uniform_below_ct_u32 (128 bits each), constant in the stream too, failing with FXDP_ERR_RANGE
+ * w.p. < k (d / 2^32)^4 <= 2^-92; uniform_version 0/1: rejection, bit use varies with the stream.
+ * In place, zeroed on failure. */
 fxdp_status fxdp_numeric_md_ct(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,

@@ -130,3 +130,7 @@ CASES["square_wave_lazy"] = lambda: M.make_square_wave(0, 1, "3/2", bits=4, prob
 CASES["numeric_multidim_ct"] = lambda: M.make_numeric_multidim(0, 40, 2, 4, base="piecewise", bits=8,
                                                                constant_time=True)
 CASES["numeric_multidim_lazy"] = lambda: M.make_numeric_multidim(0, 1, 5, 3, base="hybrid", bits=4, prob_bits=8)
+# Since issue 32 the CT form draws its attributes with the fixed budget (uniform_version 2): constant
+# also where the rejection draws reject, d = 7, k = 3 (bounds 5, 6, 7), here through the CT Duchi.
+CASES["numeric_multidim_ct_d7"] = lambda: M.make_numeric_multidim(0, 40, 6, 7, base="duchi", report_dims=3, bits=8,
+                                                                  constant_time=True)
