@@ -572,6 +572,9 @@ typedef struct fxdp_dbf_cfg {
     uint32_t buckets;
     uint8_t sampled;
     uint8_t bits;
+    uint8_t uniform_version;   /* _ct forms' bucket draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32;
+                                  fails w.p. < sampled (buckets / 2^32)^4 <= 2^-59, the same for every report
+                                  of that device); 0 or 1 rejection (before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_dbf_cfg;
 /* One dBitFlip report (out[0..2*sampled)) of *x by dev (lazy draws); all or nothing, no rng needed. */
 fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,

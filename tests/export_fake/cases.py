@@ -79,6 +79,9 @@ VARIANTS |= {"longitudinal_grr_lazy", "longitudinal_ue_lazy"}
 # sampled = 2 (bounds 1 and 2: no rejection; membership, choice and exchange sort still run).
 # tests/test_dbitflip.py checks that the CT count is independent of x on a fixed device.
 CASES["dbitflip_ct"] = lambda: M.make_dbitflip(12, 2, 2, sampled_buckets=2, constant_time=True)
+# Since issue 32 the CT form draws its sampled buckets with the fixed budget (uniform_version 2): the
+# same time for every secret also at buckets = 64, sampled = 3 (bounds 62, 63: the rejection draws reject).
+CASES["dbitflip_ct_b64"] = lambda: M.make_dbitflip(256, 64, 2, sampled_buckets=3, constant_time=True)
 CASES["dbitflip_lazy"] = lambda: M.make_dbitflip(40, 8, 2, sampled_buckets=3, bits=3)
 # Subset selection: k uint16 indices per release.  The constant-time form's time and bit use do not
 # depend on x or on whether x is in the subset, but Floyd's uniform draws reject with a probability
