@@ -268,6 +268,14 @@ int fxdp_health_fill(void *ctx, uint8_t *buf, size_t n);
 fxdp_status fxdp_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 /* *out uniform on {0..n-1}, n >= 1: k = bitlen(n-1) bits per try until x < n. */
 fxdp_status fxdp_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
+/* Rounds of fxdp_uniform_below_ct_u32 (its bits: 32 per round, always all of them). */
+#define FXDP_UNIFORM_CT_ROUNDS 4u
+/* *out uniform on {0..n-1}, 1 <= n < 2^32, constant time: FXDP_UNIFORM_CT_ROUNDS rounds of Lemire's
+ * multiply-and-reject (word w, m = w n; accept iff m mod 2^32 >= 2^32 mod n; value m >> 32), always
+ * exactly 32 * FXDP_UNIFORM_CT_ROUNDS bits, the first accepted value selected branch-free.  No round
+ * accepted: FXDP_ERR_RANGE (this call only; bits consumed, rng usable), probability
+ * ((2^32 mod n) / 2^32)^4 < (n / 2^32)^4, at most 2^-64 for n <= 2^16, 0 for a power of two. */
+fxdp_status fxdp_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 /* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); lazy, bits read depend on the outcome: NOT constant time. */
 fxdp_status fxdp_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 /* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); constant time: exactly k bits, x < a compared branch-free. */
@@ -564,6 +572,9 @@ typedef struct fxdp_dbf_cfg {
     uint32_t buckets;
     uint8_t sampled;
     uint8_t bits;
+    uint8_t uniform_version;   /* _ct forms' bucket draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32;
+                                  fails w.p. < sampled (buckets / 2^32)^4 <= 2^-59, the same for every report
+                                  of that device); 0 or 1 rejection (before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_dbf_cfg;
 /* One dBitFlip report (out[0..2*sampled)) of *x by dev (lazy draws); all or nothing, no rng needed. */
 fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
@@ -627,10 +638,15 @@ typedef struct fxdp_ss_cfg {
     uint32_t d;
     uint32_t k;
     uint8_t bits;
+    uint8_t uniform_version;   /* _ct form's draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32);
+                                  0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_ss_cfg;
 /* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b); drawn in place: entropy failure zeroes out[0..k). */
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
-/* Constant time in x, b and the subset (masked scans, sorting network); bit use varies with rejections; in place, zeroed on failure. */
+/* Constant time in x, b and the subset (masked scans, sorting network); uniform_version 2: every draw
+ * fxdp_uniform_below_ct_u32 (k + 1 draws of 128 bits, then bits), constant in the stream too, failing
+ * with FXDP_ERR_RANGE w.p. < (k + 1) (d / 2^32)^4 <= 2^-78 (d <= 1024); uniform_version 0/1: rejection,
+ * bit use varies with the stream.  In place, zeroed on failure. */
 fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Local hashing frequency oracle (OLH, BLH; Wang et al. 2017) over d items: input x in [0, d),
  * output out[0..2] = (a, b, y): the hash seed a in [1, P), b in [0, P) (P = 2^31 - 1) and
@@ -728,10 +744,15 @@ typedef struct fxdp_md_cfg {
     uint8_t base;
     uint32_t d;
     uint32_t k;
+    uint8_t uniform_version;   /* _ct form's subset draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32);
+                                  0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_md_cfg;
 /* Lazy: the base mechanism's lazy draws (the bits used reveal them); drawn in place (out must not overlap x): entropy failure zeroes out[0..2k). */
 fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
-/* Constant time in x: the base's constant-time draws; bit use varies with Floyd's rejections (the stream) only; in place, zeroed on failure. */
+/* Constant time in x: the base's constant-time draws; uniform_version 2: Floyd's k draws by
+ * fxdp_uniform_below_ct_u32 (128 bits each), constant in the stream too, failing with FXDP_ERR_RANGE
+ * w.p. < k (d / 2^32)^4 <= 2^-92; uniform_version 0/1: rejection, bit use varies with the stream.
+ * In place, zeroed on failure. */
 fxdp_status fxdp_numeric_md_ct(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,

@@ -243,6 +243,19 @@ static inline uint32_t fxdp_i_mulhi32_ct(uint32_t a, uint32_t b)
     return p11 + (p01 >> 16) + (p10 >> 16) + (mid >> 16);
 }
 
+/* The 64-bit product a * b as (*hi, *lo), from the same four limb products as fxdp_i_mulhi32_ct:
+ * no long multiply, no branch, no carry test. */
+static inline void fxdp_i_mul32_ct(uint32_t a, uint32_t b, uint32_t *hi, uint32_t *lo)
+{
+    uint32_t a0 = a & 0xFFFFu, a1 = a >> 16, b0 = b & 0xFFFFu, b1 = b >> 16;
+    uint32_t p00 = fxdp_i_mul16_ct(a0, b0), p01 = fxdp_i_mul16_ct(a0, b1);
+    uint32_t p10 = fxdp_i_mul16_ct(a1, b0), p11 = fxdp_i_mul16_ct(a1, b1);
+    uint32_t mid = (p00 >> 16) + (p01 & 0xFFFFu) + (p10 & 0xFFFFu);
+
+    *hi = p11 + (p01 >> 16) + (p10 >> 16) + (mid >> 16);
+    *lo = (mid << 16) | (p00 & 0xFFFFu);
+}
+
 /* Number of significant bits of v (0 for v = 0). */
 unsigned fxdp_i_bitlen64(uint64_t v);
 
@@ -503,6 +516,9 @@ static inline uint32_t fxdp_i_rom_u32(const uint32_t *p)
 /* Unvalidated samplers (preconditions as the public versions). */
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
+/* fxdp_uniform_below_ct_u32 without checks (n >= 1, r ready): FXDP_OK or FXDP_ERR_ENTROPY; on FXDP_OK
+ * *ok = 0xFFFFFFFF if a round accepted (*out the value), 0 if the budget ran out (*out = 0). */
+fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, uint32_t *ok);
 fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 

@@ -22,7 +22,7 @@ static int cfg_bad(const fxdp_dbf_cfg *cfg)
 
     if (cfg->bits < 2u || cfg->bits > 63u || cfg->d < 2u || cfg->d > FXDP_DBF_MAX_D || cfg->buckets < 2u ||
         cfg->buckets > cfg->d || cfg->sampled < 1u || cfg->sampled > cfg->buckets ||
-        cfg->sampled > FXDP_DBF_MAX_S) {
+        cfg->sampled > FXDP_DBF_MAX_S || cfg->uniform_version > 2u) {
         return 1;
     }
     two_k = UINT64_C(1) << cfg->bits;
@@ -56,18 +56,26 @@ static void keyed_stream(const fxdp_long_device *dev, uint32_t word0, uint32_t w
 }
 
 /* J[0..sampled) <- the sampled buckets, ascending (Floyd's algorithm on the stream (0, 0, 3), in *p).
- * Membership, choice and sort are branch-free (a full exchange sort), so only the rejections of
- * uniform_below, which depend on the secret alone, make the time vary. */
-static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *p, uint16_t *J)
+ * Membership, choice and sort are branch-free (a full exchange sort).  budget (the _ct form at
+ * uniform_version 2, issue 32): every draw is fxdp_i_uniform_below_ct_u32, so the time is the same
+ * for every secret; otherwise the rejections of uniform_below, which depend on the secret alone, make
+ * it vary. */
+static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *p, uint16_t *J,
+                                  int budget)
 {
-    uint32_t s = cfg->sampled, idx, m, t = 0, j;
+    uint32_t s = cfg->sampled, idx, m, t = 0, j, ok = 0xFFFFFFFFu, acc = 0;
     fxdp_status st = FXDP_OK;
 
     keyed_stream(dev, 0u, 3u, p);
     for (idx = 0; idx < s; idx++) {
         uint32_t seen = 0, mask;
         j = cfg->buckets - s + idx;
-        st = fxdp_i_uniform_below_u32(p, j + 1u, &t);
+        if (budget) {                                  /* issue 32: fixed budget, every round runs */
+            st = fxdp_i_uniform_below_ct_u32(p, j + 1u, &t, &acc);
+            ok &= acc;
+        } else {
+            st = fxdp_i_uniform_below_u32(p, j + 1u, &t);
+        }
         if (st != FXDP_OK) {
             break;                                     /* cannot happen: a fresh keystream */
         }
@@ -84,6 +92,9 @@ static fxdp_status sample_buckets(const fxdp_dbf_cfg *cfg, const fxdp_long_devic
             J[idx] = (uint16_t)(lo ^ swap);
             J[m] = (uint16_t)(hi ^ swap);
         }
+    }
+    if (st == FXDP_OK && ok == 0u) {                   /* a draw's budget ran out: public, nothing released */
+        st = FXDP_ERR_RANGE;
     }
     return st;
 }
@@ -103,7 +114,7 @@ FXDP_I_INLINE fxdp_status dbf_report(const fxdp_dbf_cfg *cfg, const fxdp_long_de
     for (i = 0; i < FXDP_DBF_MAX_S; i++) {
         J[i] = 0u;                                     /* defined beyond `sampled` too (for Eva) */
     }
-    st = sample_buckets(cfg, dev, p, J);
+    st = sample_buckets(cfg, dev, p, J, ct && cfg->uniform_version == 2u);
     v = bucket_of(x, cfg->buckets, cfg->d);
     keyed_stream(dev, v, 4u, p);
     for (i = 0; st == FXDP_OK && i < s; i++) {

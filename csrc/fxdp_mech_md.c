@@ -8,7 +8,9 @@
  * (NumericMultiDim.release): Floyd's k draws t = uniform_below(j + 1), j = d - k
  * .. d - 1 (S gets j when t is already in S, else t), then the base
  * mechanism's draws (fxdp_i_duchi_lazy/_ct, fxdp_i_pm_lazy/_ct, fxdp_i_hm_run) for the
- * attributes of S in increasing order.  Drawn in place (issue 13's 256 B stack
+ * attributes of S in increasing order.  Floyd's membership test is a masked scan and the insertion a
+ * backward pass of branch-free compare-exchanges (issue 32), so no branch depends on the subset;
+ * uniform_version 2 draws with the fixed budget.  Drawn in place (issue 13's 256 B stack
  * goal: no k-entry stack arrays): S is kept sorted in out[0..k) and report q
  * goes to out[k + q]; a failure during the draws zeroes out[0..2k), so
  * nothing is released (DeviceSpec.in_place).  The subset's bits depend on (d, k) and the stream only; in the _ct form the
@@ -37,7 +39,8 @@ static FXDP_I_OUTLINE fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg 
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    if (cfg->d < 1u || cfg->d > FXDP_MD_MAX_D || cfg->k < 1u || cfg->k > cfg->d || cfg->k > FXDP_MD_MAX_K) {
+    if (cfg->d < 1u || cfg->d > FXDP_MD_MAX_D || cfg->k < 1u || cfg->k > cfg->d || cfg->k > FXDP_MD_MAX_K ||
+        cfg->uniform_version > 2u) {
         return FXDP_ERR_PARAM;
     }
     for (a = 0; a < cfg->d; a++) {
@@ -50,29 +53,36 @@ static FXDP_I_OUTLINE fxdp_status md_check(const fxdp_rng *r, const fxdp_md_cfg 
 
 /* out[0..k) <- S, a uniform k-subset of [0, d), increasing (Floyd): draw n takes j = d - k + n.
  * Out of line: its loop state is not on the stack while the base mechanism draws. */
-static FXDP_I_OUTLINE fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint32_t *sel)
+static FXDP_I_OUTLINE fxdp_status md_subset(fxdp_rng *r, uint32_t d, uint32_t k, uint32_t *sel, int budget)
 {
-    uint32_t n, j, q, v, t;
+    uint32_t n, j, q, v, t = 0, ok = 0xFFFFFFFFu, acc = 0;
     fxdp_status st;
 
     for (n = 0; n < k; n++) {
         j = d - k + n;
-        st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
+        if (budget) {                       /* issue 32: fixed budget, every round runs */
+            st = fxdp_i_uniform_below_ct_u32(r, j + 1u, &t, &acc);
+            ok &= acc;
+        } else {
+            st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
+        }
         if (st != FXDP_OK) {
             return st;
         }
         v = t;
         for (q = 0; q < n; q++) {           /* j itself is never chosen yet: all members are < j */
-            if (sel[q] == t) {
-                v = j;
-            }
+            uint32_t e = sel[q] ^ t, m = ((e | (0u - e)) >> 31) - 1u;   /* all ones iff sel[q] == t */
+            v = (j & m) | (v & ~m);
         }
-        q = n;
-        while (q > 0u && sel[q - 1u] > v) {
-            sel[q] = sel[q - 1u];
-            q--;
+        sel[n] = v;                         /* sel[0..n) increasing: one backward pass of branch-free */
+        for (q = n; q > 0u; q--) {          /* compare-exchanges over fixed positions inserts v */
+            uint32_t a = sel[q - 1u], b = sel[q], sw = (a ^ b) & (0u - fxdp_i_ct_gt32(a, b));
+            sel[q - 1u] = a ^ sw;
+            sel[q] = b ^ sw;
         }
-        sel[q] = v;
+    }
+    if (ok == 0u) {                         /* a draw's budget ran out: public, nothing released */
+        return FXDP_ERR_RANGE;
     }
     return FXDP_OK;
 }
@@ -96,7 +106,7 @@ FXDP_I_INLINE fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_
 FXDP_I_INLINE fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out, int ct)
 {
     uint32_t q;
-    fxdp_status st = md_subset(r, cfg->d, cfg->k, out);
+    fxdp_status st = md_subset(r, cfg->d, cfg->k, out, ct && cfg->uniform_version == 2u);
 
     for (q = 0; q < cfg->k && st == FXDP_OK; q++) {
         st = md_report(r, cfg, x[out[q]], &out[cfg->k + q], ct);

@@ -27,13 +27,20 @@
  */
 #include "fxdp_internal.h"
 
+/* ct argument of the internal passes: 0 lazy; SS_CT_REJECT the constant-time form drawing by
+ * rejection (uniform_version 0 or 1: the bits before issue 32); SS_CT_BUDGET the fixed budget
+ * (uniform_version 2: fxdp_i_uniform_below_ct_u32 for Floyd's draws and for r). */
+#define SS_CT_REJECT 1
+#define SS_CT_BUDGET 2
+
 static fxdp_status ss_check(const fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, const uint16_t *out)
 {
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
     if (cfg->bits < 1u || cfg->bits > 63u || cfg->a_p == 0u || cfg->a_p >= (UINT64_C(1) << cfg->bits) ||
-        cfg->d < 2u || cfg->d > FXDP_SS_MAX_D || cfg->k < 1u || cfg->k >= cfg->d || *x >= cfg->d) {
+        cfg->d < 2u || cfg->d > FXDP_SS_MAX_D || cfg->k < 1u || cfg->k >= cfg->d || cfg->uniform_version > 2u ||
+        *x >= cfg->d) {
         return FXDP_ERR_PARAM;
     }
     return fxdp_i_ready(r);
@@ -58,14 +65,20 @@ static void ss_cexch(uint16_t *lo, uint16_t *hi)
 /* Floyd's T as a list in out[0..k) (other indices, written at public positions), each t drawn by
  * fxdp_i_uniform_below_u32 (the reference's uniform_below): t joins T unless it is already there, then j does.  Out of line: its loop
  * state is not on the stack while b is drawn. */
-static FXDP_I_OUTLINE fxdp_status ss_floyd(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint16_t *out, int ct)
+static FXDP_I_OUTLINE fxdp_status ss_floyd(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint16_t *out, int ct,
+                                           uint32_t *ok)
 {
-    uint32_t base = cfg->d - 1u - cfg->k, i, l, t = 0, mem;
+    uint32_t base = cfg->d - 1u - cfg->k, i, l, t = 0, mem, acc = 0;
     fxdp_status st;
 
     for (i = 0; i < cfg->k; i++) {
         uint32_t j = base + i;
-        st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
+        if (ct == SS_CT_BUDGET) {                      /* issue 32: fixed budget, every round runs */
+            st = fxdp_i_uniform_below_ct_u32(r, j + 1u, &t, &acc);
+            *ok &= acc;
+        } else {
+            st = fxdp_i_uniform_below_u32(r, j + 1u, &t);
+        }
         if (st != FXDP_OK) {
             return st;
         }
@@ -87,7 +100,8 @@ static FXDP_I_OUTLINE fxdp_status ss_floyd(fxdp_rng *r, const fxdp_ss_cfg *cfg, 
 /* The random part: Floyd's T into out, then b and r.  On a failure out is zeroed. */
 static fxdp_status ss_draw(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint16_t *out, uint8_t *b, uint32_t *rr, int ct)
 {
-    fxdp_status st = ss_floyd(r, cfg, out, ct);
+    uint32_t ok = 0xFFFFFFFFu, acc = 0;
+    fxdp_status st = ss_floyd(r, cfg, out, ct, &ok);
 
     if (st == FXDP_OK) {
         if (ct) {
@@ -97,8 +111,14 @@ static fxdp_status ss_draw(fxdp_rng *r, const fxdp_ss_cfg *cfg, uint16_t *out, u
         }
     }
     *rr = 0;
-    if (st == FXDP_OK && (ct || *b != 0u)) {
+    if (st == FXDP_OK && ct == SS_CT_BUDGET) {
+        st = fxdp_i_uniform_below_ct_u32(r, cfg->k, rr, &acc);
+        ok &= acc;
+    } else if (st == FXDP_OK && (ct || *b != 0u)) {
         st = fxdp_i_uniform_below_u32(r, cfg->k, rr);
+    }
+    if (st == FXDP_OK && ok == 0u) {                  /* a draw's budget ran out: public, nothing released */
+        st = FXDP_ERR_RANGE;
     }
     if (st != FXDP_OK) {
         fxdp_i_wipe(out, (size_t)cfg->k * sizeof out[0]);
@@ -189,5 +209,5 @@ fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const 
     if (st != FXDP_OK) {
         return st;
     }
-    return ss_run(r, cfg, *x, out, 1);
+    return ss_run(r, cfg, *x, out, cfg->uniform_version == 2u ? SS_CT_BUDGET : SS_CT_REJECT);
 }

@@ -68,6 +68,53 @@ fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)
     return st;
 }
 
+/* reference.uniform_below_ct: FXDP_UNIFORM_CT_ROUNDS rounds, each one 32-bit word w, m = w n,
+ * accept iff (m mod 2^32) >= t = 2^32 mod n, propose m >> 32; the first accepted proposal is kept
+ * with masks.  Every round runs and reads its word: the same instructions and bits whatever the
+ * words (t is computed from the public n; the product is fxdp_i_mul32_ct's, no long multiply).
+ * Returns FXDP_OK or FXDP_ERR_ENTROPY only; *ok = all ones if a round accepted, else 0 (probability
+ * (t/2^32)^R, n alone decides), so a mechanism folds the verdicts of all its draws with & and
+ * branches once, at the end (the budget's failure is public: the release fails). */
+fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, uint32_t *ok)
+{
+    uint32_t t = (0u - n) % n, v = 0u, done = 0u, w, hi, lo, take;
+    unsigned i;
+
+    for (i = 0; i < FXDP_UNIFORM_CT_ROUNDS; i++) {
+        if (fxdp_i_take_bits(r, 32u, &w) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;
+        }
+        fxdp_i_mul32_ct(w, n, &hi, &lo);
+        take = (0u - (1u ^ fxdp_i_ct_gt32(t, lo))) & ~done;   /* lo >= t, and no earlier round */
+        v |= hi & take;
+        done |= take;
+    }
+    *out = v;
+    *ok = done;
+    return FXDP_OK;
+}
+
+fxdp_status fxdp_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
+{
+    uint32_t v, ok = 0;
+    fxdp_status st;
+
+    if (r == NULL || out == NULL || n == 0u) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    if (st == FXDP_OK) {
+        st = fxdp_i_uniform_below_ct_u32(r, n, &v, &ok);
+    }
+    if (st == FXDP_OK && ok == 0u) {             /* the budget's verdict: public, the call fails */
+        st = FXDP_ERR_RANGE;
+    }
+    if (st == FXDP_OK) {
+        *out = v;
+    }
+    return st;
+}
+
 fxdp_status fxdp_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out)
 {
     uint32_t v;

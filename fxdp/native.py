@@ -51,7 +51,7 @@ __all__ = [
     "ffi", "lib", "load", "cache_dir", "state_words_needed", "new_state_array",
     "new_rng_seeded", "new_rng_keyed", "new_rng_replay", "new_rng_hook", "new_rng_drbg", "new_health", "new_rng_drbg_health",
     "rng_from_state_array", "state_words", "bits_used",
-    "bits", "bits64", "uniform_below", "uniform_below_u32", "bernoulli_dyadic", "bernoulli_dyadic_ct",
+    "bits", "bits64", "uniform_below", "uniform_below_u32", "uniform_below_ct", "bernoulli_dyadic", "bernoulli_dyadic_ct",
     "bernoulli_rational", "bernoulli_exp", "discrete_laplace", "discrete_laplace_censored",
     "table_sample_ct",
 ]
@@ -364,6 +364,12 @@ def uniform_below(rng, n, count):
 def uniform_below_u32(rng, n, count):
     """count draws uniform on {0..n-1}, n in [1, 2^32 - 1] (fxdp_uniform_below_u32) -> uint32 array."""
     return _run("fxdp_fill_uniform_below_u32", rng, (_check_int("n", n, 1, U32),), np.uint32, count)
+
+
+def uniform_below_ct(rng, n, count):
+    """count constant-time draws uniform on {0..n-1}, n in [1, 2^32 - 1] (fxdp_uniform_below_ct_u32:
+    exactly 32 * FXDP_UNIFORM_CT_ROUNDS bits each) -> uint32 array; RangeError if a budget ran out."""
+    return _run("fxdp_fill_uniform_below_ct_u32", rng, (_check_int("n", n, 1, U32),), np.uint32, count)
 
 
 def _dyadic_args(a, k):

@@ -3,7 +3,8 @@
 tests/c/ct_harness.c calls a sampler once per measurement between
 CALLGRIND_TOGGLE_COLLECT client requests and dumps the counts after each
 call (valgrind --collect-atstart=no), so one valgrind run measures every
-combination.  For fxdp_bernoulli_dyadic_ct and fxdp_table_sample_ct the count
+combination.  For fxdp_bernoulli_dyadic_ct, fxdp_table_sample_ct and
+fxdp_uniform_below_ct_u32 (whose secret is the stream alone) the count
 must be identical across >= 100 combinations of secret input (a, or the
 table contents) and stream (seed), for each public shape (k, table length,
 bits consumed before).  The lazy fxdp_bernoulli_dyadic is measured the same
@@ -56,6 +57,14 @@ def _combos():
     for j in range(16):
         lines.append(f"L {0x5555:x} 16 0 {seed():x}")
         groups.append(("dyadic_lazy", 16, 0))
+    for n in (1, 3, 1000, 1024, 65535, 3 * 2**20 + 1):     # the secret is the stream; n is public
+        for pre in (0, 13):
+            for j in range(10):
+                lines.append(f"U {n:x} 0 {pre} {seed():x}")
+                groups.append(("uniform_ct", n, pre))
+    for j in range(16):
+        lines.append(f"V {2**31 + 1:x} 0 0 {seed():x}")
+        groups.append(("uniform_lazy", 2**31 + 1, 0))
     return lines, groups
 
 
@@ -86,12 +95,12 @@ def _by_group(groups, counts, kind):
 
 
 @pytest.mark.parametrize("opt", OPT_LEVELS)
-@pytest.mark.parametrize("kind", ["dyadic_ct", "table_ct"])
+@pytest.mark.parametrize("kind", ["dyadic_ct", "table_ct", "uniform_ct"])
 def test_constant_time_instruction_counts(measurements, opt, kind):
     groups, results = measurements
     by = _by_group(groups, results[opt], kind)
     n_combos = sum(1 for g in groups if g[0] == kind)
-    assert n_combos >= 80
+    assert n_combos >= (100 if kind == "uniform_ct" else 80)
     assert sum(len(v) for v in by.values()) >= 160
     for shape, counts in by.items():
         assert min(counts) > 0
@@ -103,6 +112,16 @@ def test_lazy_bernoulli_is_not_constant_time(measurements, opt):
     """The measurement can fail: the lazy sampler's count depends on the stream."""
     groups, results = measurements
     by = _by_group(groups, results[opt], "dyadic_lazy")
+    counts = [c for v in by.values() for c in v]
+    assert len(set(counts)) > 1
+
+
+@pytest.mark.parametrize("opt", OPT_LEVELS)
+def test_rejection_uniform_is_not_constant_time(measurements, opt):
+    """uniform_below by rejection (n = 2^31 + 1: about half the tries rejected) varies with the stream; the
+    budgeted fxdp_uniform_below_ct_u32 does not (test_constant_time_instruction_counts)."""
+    groups, results = measurements
+    by = _by_group(groups, results[opt], "uniform_lazy")
     counts = [c for v in by.values() for c in v]
     assert len(set(counts)) > 1
 

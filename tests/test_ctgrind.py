@@ -2,8 +2,8 @@
 
 Every constant-time entry point of csrc/fxdp.h runs under valgrind memcheck with the random words
 (the rng's key) and the secret input marked undefined; a branch or a memory index on them is a
-report.  Constant-time entries must have none but the listed validity checks (and, for subset
-selection, its documented known findings); the lazy forms must be flagged, which shows the check
+report.  Constant-time entries must have none but the listed allowed reports (validity checks, the
+fixed budget's public verdict; no known finding is left since issue 32); the lazy forms must be flagged, which shows the check
 can fail.  valgrind is installed by .ci/run; there is no skip when it is missing.  About 70 s
 with 2 parallel runs.
 """
@@ -51,11 +51,14 @@ def test_constant_time_entries_are_clean(results):
     bad = {r["entry"]: r["unexplained"] + [f"stale: {k}" for k in r["stale_known"]] for r in ct if not r["ok"]}
     assert bad == {}, results["log"]
     clean = [r["entry"] for r in ct if not r["known"]]
-    # subset selection, the multi-dimensional numeric form (its attributes are Floyd's draws) and
-    # dBitFlip: known findings (allowed.json: rejection draws on the random words, never on x)
-    assert sorted(set(r["entry"] for r in ct) - set(clean)) == ["mechanism:dbitflip_ct",
-                                                                "mechanism:numeric_multidim_ct",
-                                                                "mechanism:subset_selection_ct"]
+    # No known finding is left (issue 32): subset selection's, the multi-dimensional form's and
+    # dBitFlip's constant-time forms draw their uniform indices with the fixed budget
+    # (uniform_version 2), also where the rejection draws reject (d = 1024, k = 3; d = 7, k = 3;
+    # buckets = 64, sampled = 3): clean.
+    assert sorted(set(r["entry"] for r in ct) - set(clean)) == []
+    assert json.loads((CTG / "allowed.json").read_text())["known"] == {}
+    assert {"mechanism:subset_selection_ct", "mechanism:subset_selection_ct_d1024", "mechanism:numeric_multidim_ct",
+            "mechanism:numeric_multidim_ct_d7", "mechanism:dbitflip_ct", "mechanism:dbitflip_ct_b64"} <= set(clean)
 
 
 def test_lazy_forms_are_flagged(results):

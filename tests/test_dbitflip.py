@@ -377,10 +377,12 @@ def test_kernels_are_integer_only():
 def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
     """callgrind instruction counts of fxdp_dbitflip_report[_ct] (tests/c/ct_dbf_harness.c, -O2 and
     -Os): for each configuration and each of 4 devices (secrets), 40 items spread over every bucket
-    give one count per device in the constant-time form.  Where Floyd's bounds are powers of two (buckets = 4, sampled = 1;
-    buckets = 2, sampled = 2) the count is also the same for every device; elsewhere the sampled
-    buckets' rejections (secret only) differ between devices, and the counts with them (so the
-    measurement can fail).  (The lazy Bernoulli compares up to 32 bits at once: from a fresh
+    give one count per device in the constant-time form.  With the fixed budget (uniform_version 2,
+    the default since issue 32) the count is also the same for every device, at every configuration
+    (buckets = 37 and 1000 too, where the rejection draws reject).  Pinned to uniform_version 1: where
+    Floyd's bounds are powers of two (buckets = 4, sampled = 1; buckets = 2, sampled = 2) the count is
+    the same for every device; elsewhere the sampled buckets' rejections (secret only) differ between
+    devices, and the counts with them (so the measurement can fail).  (The lazy Bernoulli compares up to 32 bits at once: from a fresh
     response stream its count is flat on the host, as the export check notes for Hadamard response.)"""
     import sys
     from pathlib import Path
@@ -390,13 +392,14 @@ def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
     configs = [(1000, 4, 1, 32, True), (12, 2, 2, 32, True), (1000, 37, 5, 32, False), (65536, 1000, 32, 16, False)]
     lines, groups = [], []
     for ci, (d, k, s, bits, flat) in enumerate(configs):
-        for ct in CT:
-            m = fxdp.make_dbitflip(d, k, 2, sampled_buckets=s, constant_time=ct, bits=bits)
+        for ct in (0, 1, 2):
+            m = fxdp.make_dbitflip(d, k, 2, sampled_buckets=s, constant_time=ct > 0, bits=bits,
+                                   uniform_version=2 if ct == 2 else 1)
             for dev in range(4):
                 secret = secret_from_seed(99, 1000 * ci + dev)
                 xs = list(rnd.integers(0, d, 38)) + [0, d - 1]
                 for x in xs:
-                    lines.append(f"{int(ct)} {m.a_p:x} {d:x} {k:x} {s:x} {bits:x} "
+                    lines.append(f"{ct} {m.a_p:x} {d:x} {k:x} {s:x} {bits:x} "
                                  + " ".join(f"{w:x}" for w in secret) + f" {int(x):x}")
                     groups.append((ci, ct, dev))
     stdin = "\n".join(lines) + "\n"
@@ -410,12 +413,14 @@ def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
                 by.setdefault(g + (call,), []).append(counts[2 * i + call])
         for ci, (_, _, _, _, flat) in enumerate(configs):
             for call in (0, 1):
-                ct_counts = [set(by[(ci, True, dev, call)]) for dev in range(4)]
+                budget = set().union(*[set(by[(ci, 2, dev, call)]) for dev in range(4)])
+                assert len(budget) == 1, (opt, configs[ci], call, budget)     # every item, every device
+                ct_counts = [set(by[(ci, 1, dev, call)]) for dev in range(4)]
                 assert all(len(c) == 1 for c in ct_counts), (opt, configs[ci], call, ct_counts)
                 if flat:
                     assert len(set.union(*ct_counts)) == 1, (opt, configs[ci], call, ct_counts)
                 if not flat:                      # the measurement can fail: rejections differ by device
-                    assert len(set.union(*[set(by[(ci, b, dev, call)]) for dev in range(4) for b in CT])) > 1
+                    assert len(set.union(*[set(by[(ci, b, dev, call)]) for dev in range(4) for b in (0, 1)])) > 1
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
@@ -425,7 +430,7 @@ def test_the_single_release_kernel_matches_the_reference(ct):
     from fxdp.mechanisms._kernels_dbf import release_dbitflip
     from fxdp.samplers._kernels import ERR_PARAM, OK
     m = fxdp.make_dbitflip(50, 7, 3, sampled_buckets=3, constant_time=ct)
-    args = (np.uint64(m.d), np.uint64(m.k), np.uint64(m.s), np.uint64(m.a_p), np.uint64(m.a_q), np.uint64(m.bits), ct)
+    args = (np.uint64(m.d), np.uint64(m.k), np.uint64(m.s), np.uint64(m.a_p), np.uint64(m.a_q), np.uint64(m.bits), m.ct_mode)
     for dev in range(20):
         secret = secret_from_seed(5, dev)
         key = np.array(secret, dtype=np.uint32)

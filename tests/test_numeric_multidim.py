@@ -10,7 +10,7 @@ import pytest
 
 import _grid_mech_checks as G
 import fxdp
-from fxdp.bitsource import ChaCha20Source
+from fxdp.bitsource import ChaCha20Source, ReplaySource
 from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
@@ -43,9 +43,10 @@ def test_every_bit_string_gives_the_exact_distribution(base, d, k, B):
     """Every string of B bits through the constant-time base (exactly prob_bits + bits bits per
     report); Floyd's uniform_below(j + 1) rejects when j + 1 is not a power of two: releases that
     run out of the B bits are counted, and every outcome's count lies in [pmf 2^B - failures,
-    pmf 2^B] (equality when nothing failed)."""
+    pmf 2^B] (equality when nothing failed).  The rejection draws (uniform_version = 1, pinned); the
+    fixed budget (128-bit draws): test_budgeted_form_*."""
     m = fxdp.make_numeric_multidim(0, 1, 2 * k, d, base=base, report_dims=k, bits=1, constant_time=True,
-                                   prob_bits=3)
+                                   prob_bits=3, uniform_version=1)
     for x in [(0,) * d, (2,) * d, (0, 1, 2)[:d]]:
         # Floyd's rejection reads a varying count: releases past the B bits count as failures
         counts, fail = G.bit_string_counts(m, x, B, exact_bits=False, overread_fails=True)
@@ -61,11 +62,17 @@ def test_every_bit_string_gives_the_exact_distribution(base, d, k, B):
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 @pytest.mark.parametrize("base", BASES)
-def test_reference_numba_and_c_agree_on_the_keyed_stream(base, ct):
-    m = fxdp.make_numeric_multidim([-5, 0, 10, 0, 1], [35, 1, 20, 100, 2], 6, 5, base=base, constant_time=ct, bits=8)
+@pytest.mark.parametrize("uv", [1, 2])
+def test_reference_numba_and_c_agree_on_the_keyed_stream(base, ct, uv):
+    m = fxdp.make_numeric_multidim([-5, 0, 10, 0, 1], [35, 1, 20, 100, 2], 6, 5, base=base, constant_time=ct, bits=8,
+                                   uniform_version=uv)
     assert m.k == 2
-    # the bit counts vary: Floyd's rejections (and lazy draws)
-    out_nb = G.check_keyed_stream_parity(m, bits_vary=True, devices=5000, step=43, row=tuple)[3]
+    # the bit counts vary with Floyd's rejections (and lazy draws); the constant-time form with the
+    # fixed budget (uniform_version 2, issue 32) reads 2 x 128 bits for the subset, then the base's fixed bits
+    budget = ct and uv == 2
+    ct_bits = 2 * 128 + 2 * (m.prob_bits + m.bits) if budget and base != "hybrid" else None
+    out_nb = G.check_keyed_stream_parity(m, bits_vary=not budget, ct_bits=ct_bits, devices=5000, step=43,
+                                         row=tuple)[3]
     assert out_nb.shape == (5000, 4) and (out_nb[:, 0] < out_nb[:, 1]).all() and out_nb[:, :2].max() == 4
     assert len(set(map(tuple, out_nb[:, :2].tolist()))) == 10          # every 2-subset of 5 occurs
 
@@ -81,7 +88,7 @@ def test_c_and_numba_single_release_match_the_reference():
             pm = inner if base == "piecewise" else getattr(inner, "pm", None)
             du = inner if base == "duchi" else getattr(inner, "duchi", None)
             args = (["duchi", "piecewise", "hybrid"].index(base), getattr(inner, "b", 0), pm.a if pm else 0,
-                    pm.w if pm else 0, m.prob_bits, m.bits, du.base_num if du else 0, du.slope if du else 0, ct,
+                    pm.w if pm else 0, m.prob_bits, m.bits, du.base_num if du else 0, du.slope if du else 0, m.ct_mode,
                     m.d, m.k)
             tmp, out = np.zeros(2 * m.k, dtype=np.int64), np.zeros(2 * m.k, dtype=np.int64)
             for dev in range(20):
@@ -231,3 +238,37 @@ def test_config_toml_cli_rows_and_device_spec(capsys, tmp_path):
     assert code == 0 and [r["name"] for r in d["estimates"]] == ["mean[0]", "mean[1]"]
     for row in d["estimates"]:
         assert abs(row["estimate"] - row["true"]) < 5 * row["stderr"]
+
+
+def test_budgeted_form_is_constant_and_fails_the_same_way_everywhere():
+    """uniform_version 2 (the default, issue 32): the subset's k draws read 128 bits each whatever the
+    stream; words that reject in every round (d = 3, k = 1: bound 3, w = 0) fail in the reference,
+    Numba and C alike (RangeError / FXDP_ERR_RANGE, nothing released); uniform_version 1 pins the old
+    draws (config and repr show it)."""
+    from fxdp import native
+    from fxdp.errors import RangeError
+    from fxdp.mechanisms._kernels_md import release_numeric_md
+    from fxdp.samplers import _kernels as K
+    m = fxdp.make_numeric_multidim(0, 1, 2, 3, base="duchi", report_dims=1, bits=1, constant_time=True, prob_bits=3)
+    assert m.ct_mode == 2 and "uniform_version" not in m.config()
+    m1 = fxdp.make_numeric_multidim(0, 1, 2, 3, base="duchi", report_dims=1, bits=1, constant_time=True,
+                                    prob_bits=3, uniform_version=1)
+    assert m1.config()["uniform_version"] == 1 and "uniform_version=1" in repr(m1)
+    du = m.inner
+    args = (0, 0, 0, 0, m.prob_bits, m.bits, du.base_num, du.slope, m.ct_mode, m.d, m.k)
+    x = (0, 1, 2)
+    for words, fails in (([0, 0, 0, 0, 0x80000000], True), ([0, 0, 0, 0x55555556, 0x80000000], False)):
+        src = ReplaySource(words)
+        tmp, out = np.zeros(2, np.int64), np.full(2, -1, np.int64)
+        st = K.replay_state(words)
+        s_nb = release_numeric_md(st, *args, np.array(x, np.int64), tmp, out)
+        r = native.new_rng_replay(words)
+        o = native.ffi.new("uint32_t[2]", [7, 7])
+        s_c = native.lib.fxdp_numeric_md_ct(r, m.c_config().cfg, native.ffi.new("uint32_t[3]", list(x)), o)
+        if fails:
+            with pytest.raises(RangeError):
+                m.release(src, x)
+            assert s_nb == K.ERR_RANGE and s_c == 3 and (out == -1).all() and list(o) == [0, 0]
+        else:
+            want = m.release(src, x)
+            assert s_nb == 0 and s_c == 0 and tuple(out) == want == tuple(o)

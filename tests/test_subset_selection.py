@@ -83,9 +83,10 @@ def test_every_bit_string_gives_the_exact_distribution(ct, d, k):
     """Parameters whose uniform draws have power-of-two bounds (Floyd's m - k + 1 .. m and k), so no
     try is rejected: every string of B bits (Floyd's bits + bits + r's bits, the most a release
     reads) is enumerated; each release depends only on the prefix it read, so the counts are the
-    exact pmf times 2^B, and the constant-time form reads exactly B bits."""
+    exact pmf times 2^B, and the constant-time form reads exactly B bits.  The rejection draws
+    (uniform_version = 1, pinned); the fixed budget's 128-bit draws: test_budgeted_form_*."""
     bits = 4
-    m = fxdp.make_subset_selection(d, 3, constant_time=ct, bits=bits, k=k)
+    m = fxdp.make_subset_selection(d, 3, constant_time=ct, bits=bits, k=k, uniform_version=1)
     B = sum((j).bit_length() for j in range(d - 1 - k, d - 1)) + bits + (k - 1).bit_length()
     for x in range(d):
         pmf = m.output_pmf(x)
@@ -113,8 +114,10 @@ class _Scripted:
 def test_every_draw_sequence_gives_the_exact_distribution(ct, d, k, monkeypatch):
     """Where the bounds are not powers of two (rejection: unbounded bit strings), the uniform draws
     and b are enumerated instead (each exact: tests/test_enumeration.py): every sequence, weighted
-    by 1/bound per uniform draw and p or 1 - p for b, gives exactly output_pmf."""
-    m = fxdp.make_subset_selection(d, 2, constant_time=ct, bits=8, k=k)
+    by 1/bound per uniform draw and p or 1 - p for b, gives exactly output_pmf.  The rejection draws
+    (uniform_version = 1); the fixed budget's draws, each exactly uniform (tests/test_uniform_below_ct.py),
+    go through the same Floyd steps (test_budgeted_form_uses_the_same_steps)."""
+    m = fxdp.make_subset_selection(d, 2, constant_time=ct, bits=8, k=k, uniform_version=1)
     floyd = [range(j + 1) for j in range(d - 1 - k, d - 1)]
     for x in range(d):
         got = Counter()
@@ -156,17 +159,22 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(ct, d, eps, k):
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)
-def test_bit_use_depends_neither_on_the_input_nor_on_inclusion_in_the_constant_time_form(ct):
+@pytest.mark.parametrize("uv", [1, 2])
+def test_bit_use_depends_neither_on_the_input_nor_on_inclusion_in_the_constant_time_form(ct, uv):
     """Same streams, inputs changed: both forms read the same bits (Floyd's draws and b do not
     depend on x).  Same streams with b forced to 0 (a_p = 1) and to 1 (a_p = 2^32 - 1): the
     constant-time form reads the same bits (b takes exactly `bits`, r is always drawn), the lazy
-    form does not (its bit use reveals whether x is in the report)."""
-    m = fxdp.make_subset_selection(100, 1, constant_time=ct)
+    form does not (its bit use reveals whether x is in the report).  uniform_version 2 (issue 32):
+    the constant-time form reads one fixed count, 128 (k + 1) + bits, on every stream."""
+    m = fxdp.make_subset_selection(100, 1, constant_time=ct, uniform_version=uv)
     ids = np.arange(4000, dtype=np.uint64)
     runs = [dv.c_fleet(m, np.full(4000, x), 3, device_ids=ids)[2] for x in (0, 37, 99)]
     runs.append(_fleet.simulate_detailed(m, np.arange(4000) % 100, 3, device_ids=ids)[2])
     assert all((r == runs[0]).all() for r in runs[1:])
-    assert len(set(runs[0].tolist())) > 1                      # the stream's rejections vary it
+    if ct and uv == 2:
+        assert set(runs[0].tolist()) == {128 * (m.k + 1) + m.bits}   # the fixed budget
+    else:
+        assert len(set(runs[0].tolist())) > 1                  # the stream's rejections vary it
     forced = []
     for a_p in (1, (1 << 32) - 1):
         m.a_p = a_p                                            # bypasses realize(): bit use only
@@ -198,12 +206,12 @@ def test_numba_single_release_matches_the_reference():
             st_nb = K.seed_state(K.new_state(), 5, dev)
             src = ChaCha20Source(5, dev)
             for j in range(3):                                   # three releases on one stream
-                s = release_subset_selection(st_nb, m.a_p, m.bits, 12, m.k, ct, (dev + j) % 12, mark, out)
+                s = release_subset_selection(st_nb, m.a_p, m.bits, 12, m.k, m.ct_mode, (dev + j) % 12, mark, out)
                 assert s == 0 and tuple(out) == m.release(src, (dev + j) % 12)
                 assert not mark.any()
         out[:] = -1
         for a_p, x in [(m.a_p, 12), (m.a_p, -1), (0, 3), (1 << m.bits, 3)]:      # as the C: 0 < a_p < 2^bits
-            assert release_subset_selection(st_nb, a_p, m.bits, 12, m.k, ct, x, mark, out) == K.ERR_PARAM
+            assert release_subset_selection(st_nb, a_p, m.bits, 12, m.k, m.ct_mode, x, mark, out) == K.ERR_PARAM
         assert (out == -1).all()
 
 
@@ -344,7 +352,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_entropy_failure_releases_nothing(ct, monkeypatch):
     from fxdp import native
-    m = fxdp.make_subset_selection(40, 1, constant_time=ct)
+    m = fxdp.make_subset_selection(40, 1, constant_time=ct, uniform_version=1)   # need <= 16 replay words
     x = np.arange(64) % 40
     monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)      # the keystream has run out
     with pytest.raises(EntropyError, match="64 of 64 devices failed; no output released"):
@@ -407,3 +415,69 @@ def test_simulate_support_releases_nothing_on_entropy_failure_or_bad_input(monke
     monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
     with pytest.raises(EntropyError, match="300 of 300 devices failed; no output released"):
         m.simulate_support(np.arange(300) % 20, seed=1)
+
+
+def test_budgeted_form_uses_the_same_steps(monkeypatch):
+    """uniform_version 2 makes the same Floyd, b and r steps as version 1, each uniform draw by
+    uniform_below_ct_or_none (exactly uniform: tests/test_uniform_below_ct.py), so scripted draws
+    give the same reports; a draw whose budget runs out is a RangeError after all the draws."""
+    from fxdp.errors import RangeError
+    for d, k in [(6, 3), (7, 4), (1024, 3)]:
+        m1 = fxdp.make_subset_selection(d, 2, constant_time=True, bits=8, k=k, uniform_version=1)
+        m2 = fxdp.make_subset_selection(d, 2, constant_time=True, bits=8, k=k)
+        assert m2.uniform_version == 2 and "uniform_version" not in m2.config()
+        assert m1.config()["uniform_version"] == 1 and "uniform_version=1" in repr(m1)
+        rnd = np.random.default_rng(d)
+        for _ in range(50):
+            seq = [int(rnd.integers(j + 1)) for j in range(d - 1 - k, d - 1)] + [bool(rnd.integers(2)),
+                                                                               int(rnd.integers(k))]
+            x = int(rnd.integers(d))
+            outs = []
+            for m, name in ((m1, "uniform_below"), (m2, "uniform_below_ct_or_none")):
+                script = _Scripted(seq)
+                monkeypatch.setattr(ref, name, script.uniform_below)
+                monkeypatch.setattr(ref, "bernoulli_dyadic_ct", script.bernoulli)
+                outs.append(m.release(None, x))
+                assert not script.values
+                monkeypatch.undo()
+            assert outs[0] == outs[1]
+        script = _Scripted([0] * (k - 1) + [None, True, 0])
+        monkeypatch.setattr(ref, "uniform_below_ct_or_none", script.uniform_below)
+        monkeypatch.setattr(ref, "bernoulli_dyadic_ct", script.bernoulli)
+        with pytest.raises(RangeError):
+            m2.release(None, 0)
+        assert not script.values                       # every draw was made before failing
+        monkeypatch.undo()
+
+
+def test_budgeted_form_fails_the_same_way_everywhere():
+    """Replayed words that reject in every round of the second Floyd draw (d = 4, k = 2: bounds 2
+    and 3; w = 0 is the one word bound 3 rejects): reference, Numba and C all fail with RangeError /
+    FXDP_ERR_RANGE and release nothing, after reading all (k + 1) 128 + bits bits."""
+    from fxdp import native
+    from fxdp.errors import RangeError
+    from fxdp.mechanisms._kernels_ss import release_subset_selection
+    from fxdp.samplers import _kernels as K
+    m = fxdp.make_subset_selection(4, 2, constant_time=True, bits=32, k=2)
+    words = [0x12345678] * 4 + [0, 0, 0, 0] + [0xFFFFFFFF] + [0x9ABCDEF0] * 4      # Floyd, Floyd, b, r
+    src = ReplaySource(words)
+    with pytest.raises(RangeError):
+        m.release(src, 1)
+    assert src.bits_used == 128 * 3 + 32
+    st = K.replay_state(words)
+    out = np.full(2, -1, np.int32)
+    assert release_subset_selection(st, m.a_p, m.bits, 4, 2, m.ct_mode, 1, np.zeros(3, np.uint8), out) == K.ERR_RANGE
+    assert (out == -1).all() and K.bits_used(st) == 128 * 3 + 32
+    r = native.new_rng_replay(words)
+    o = native.ffi.new("uint16_t[2]", [0xA5A5] * 2)
+    assert native.lib.fxdp_subset_selection_ct(r, m.c_config().cfg, native.ffi.new("uint32_t *", 1), o) == 3
+    assert list(o) == [0, 0]
+    words[7] = 1                                        # accepted: all three agree on a report
+    src = ReplaySource(words)
+    want = m.release(src, 1)
+    st = K.replay_state(words)
+    assert release_subset_selection(st, m.a_p, m.bits, 4, 2, m.ct_mode, 1, np.zeros(3, np.uint8), out) == 0
+    assert tuple(out) == want
+    r = native.new_rng_replay(words)
+    assert native.lib.fxdp_subset_selection_ct(r, m.c_config().cfg, native.ffi.new("uint32_t *", 1), o) == 0
+    assert tuple(o) == want

@@ -57,6 +57,8 @@ def _call(sampler, params, tag):
         if p[0] <= U32:
             return "uint32_t o;", f"st = fxdp_uniform_below_u32(&r, UINT32_C({p[0]}), &o); v = o;"
         return "uint64_t o;", f"st = fxdp_uniform_below_u64(&r, {_u64(p[0])}, &o); v = o;"
+    if sampler == "uniform_below_ct":
+        return "uint32_t o;", f"st = fxdp_uniform_below_ct_u32(&r, UINT32_C({p[0]}), &o); v = o;"
     if sampler == "uniform_below_u64":
         return "uint64_t o;", f"st = fxdp_uniform_below_u64(&r, {_u64(p[0])}, &o); v = o;"
     if sampler in ("bernoulli_dyadic", "bernoulli_dyadic_ct"):

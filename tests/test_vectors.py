@@ -93,6 +93,9 @@ def _c_draw(lib, ffi, rng, case):
     if name == "uniform_below":
         out = ffi.new("uint64_t *")
         st = lib.fxdp_uniform_below_u64(rng, p[0], out)
+    elif name == "uniform_below_ct":
+        out = ffi.new("uint32_t *")
+        st = lib.fxdp_uniform_below_ct_u32(rng, p[0], out)
     elif name.startswith("bernoulli"):
         out = ffi.new("uint8_t *")
         st = getattr(lib, f"fxdp_{name}")(rng, *p, out)

@@ -78,6 +78,23 @@ fxdp_status fxdp_fill_uniform_below_u32(fxdp_rng *restrict r, uint32_t n, uint32
     FXDP_RD_END;
 }
 
+fxdp_status fxdp_fill_uniform_below_ct_u32(fxdp_rng *restrict r, uint32_t n, uint32_t *restrict out, size_t count,
+                                           size_t *produced)
+{
+    uint32_t v, ok = 0;
+    FXDP_FILL_BEGIN(n == 0u) {
+        st_ = fxdp_i_uniform_below_ct_u32(r, n, &v, &ok);
+        if (st_ == FXDP_OK && ok == 0u) {
+            st_ = FXDP_ERR_RANGE;
+        }
+        if (st_ != FXDP_OK) {
+            break;
+        }
+        out[i_] = v;
+    }
+    FXDP_FILL_END;
+}
+
 fxdp_status fxdp_fill_uniform_below_u64(fxdp_rng *restrict r, uint64_t n, uint64_t *restrict out, size_t count, size_t *produced)
 {
     uint64_t v;

@@ -22,6 +22,8 @@ fxdp_status fxdp_fill_bits(fxdp_rng *r, unsigned n, uint32_t *out, size_t count,
 fxdp_status fxdp_fill_bits64(fxdp_rng *r, unsigned n, uint64_t *out, size_t count, size_t *produced);
 /* out[i] = fxdp_uniform_below_u32(r, n) for i < count. */
 fxdp_status fxdp_fill_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out, size_t count, size_t *produced);
+/* out[i] = fxdp_uniform_below_ct_u32(r, n) for i < count (FXDP_ERR_RANGE stops the loop). */
+fxdp_status fxdp_fill_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, size_t count, size_t *produced);
 /* out[i] = fxdp_uniform_below_u64(r, n) for i < count. */
 fxdp_status fxdp_fill_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out, size_t count, size_t *produced);
 /* out[i] = fxdp_bernoulli_dyadic(r, a, k) for i < count. */

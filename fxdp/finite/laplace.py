@@ -173,13 +173,51 @@ class _FixedBase(Mechanism):
     """Shared machinery: formats, input encoding, releases from system entropy."""
     finite_precision = True
     exact_grid = False
+    release_checks_input = True     # release(src, x) encodes and checks x itself (check_input)
+
+    strict = False
+
+    def _set_strict(self, strict):
+        """strict=True: an input outside the box [m, M] is a ValueError instead of being clamped
+        (as make_geometric's strict, issue 15); added to config() only when set."""
+        if not isinstance(strict, bool):
+            raise ValueError(f"strict must be a bool, got {strict!r}")
+        self.strict = strict
+        if strict:
+            self._args["strict"] = True
+
+    def _out_of_box(self, name, x):
+        res = self.qformat.resolution
+        return ValueError(f"{name} = {x!r} is outside bounds [{self.lo * res}, {self.hi * res}] (strict=True "
+                          f"refuses out-of-range inputs; strict=False clamps them)")
 
     def _encode(self, x, name="x"):
         try:
             raw = self.qformat.encode(x, "nearest_even", saturate=True)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name} must be a number (int, Fraction or finite float), got {x!r}") from exc
+        if self.strict:
+            try:                        # rounded to the format, unsaturated, must lie in [m, M]
+                exact = self.qformat.encode(x, "nearest_even", saturate=False)
+            except ValueError:          # RangeError: beyond the format itself
+                exact = None
+            if exact is None or not self.lo <= exact <= self.hi:
+                raise self._out_of_box(name, x)
         return min(max(raw, self.lo), self.hi)
+
+    def _strict_raw(self, values):
+        """strict=True: raw fleet inputs must lie in [lo, hi] (ValueError naming the first one)."""
+        if self.strict:
+            import numpy as np
+            v = np.asarray(values)
+            if v.dtype.kind in "iu" and v.size:
+                bad = np.flatnonzero(((v < self.lo) | (v > self.hi)).reshape(v.shape[0], -1).any(axis=1))
+                if bad.size:
+                    i = int(bad[0])
+                    raise ValueError(f"values[{i}] = {v[i].tolist()!r} (raw) is outside the raw box "
+                                     f"[{self.lo}, {self.hi}] (strict=True refuses out-of-range inputs; "
+                                     f"strict=False clamps them)")
+        return values
 
     def decode(self, raw):
         return None if raw is None else Fraction(raw, 1 << self.F)
@@ -312,7 +350,7 @@ class LaplaceFixed(_FixedBase):
     output_measure = "MaxDivergence"
 
     def __init__(self, epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", uniform_bits=32,
-                 truncation="exception", *, _naive_shift=None, _unchecked=False):
+                 truncation="exception", strict=False, *, _naive_shift=None, _unchecked=False):
         self.epsilon_requested = check_rational("epsilon", epsilon, 0, lo_open=True)
         self.sensitivity = check_rational("sensitivity", sensitivity, 0, lo_open=True)
         self.qformat = qf = parse_qformat(qformat)
@@ -372,6 +410,7 @@ class LaplaceFixed(_FixedBase):
                           "uniform_bits": self.k, "bounds": self._args["bounds"]}
             self.constants = None
             return
+        self._set_strict(strict)
         self.unchecked = _unchecked
         if _unchecked:           # tests and demonstrations only: no guarantee, privacy map infinite
             self.constants = None
@@ -485,7 +524,7 @@ class LaplaceFixed(_FixedBase):
         """Numba fleet: device i releases raw values[i] from the keyed stream (seed, device_ids[i], stream).
         Returns an int64 array of raw outputs (EXCEPTION_RAW for the exception value)."""
         from . import _kernels_finite as kf
-        return kf.simulate_laplace(self, values, seed, device_ids, stream)
+        return kf.simulate_laplace(self, self._strict_raw(values), seed, device_ids, stream)
 
     def default_raw_pair(self):
         """(x, x') raw: the audit witness when it is a pair of scalars, else 0 and the sensitivity."""
@@ -564,7 +603,7 @@ def _reading_configs(lo, hi, epsilon, bits, integer_readings):
 
 @answers(reading_configs=_reading_configs)
 def make_laplace_fixed(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", uniform_bits=32,
-                       truncation="exception"):
+                       truncation="exception", strict=False):
     """Fixed-point Laplace with snapping and truncation (Gazeau et al. Mechanism 3).
 
     epsilon > 0: the ideal epsilon (noise scale b = sensitivity / epsilon, rounded up on the device);
@@ -572,8 +611,10 @@ def make_laplace_fixed(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16",
     sensitivity > 0 (value units); L: the snapping step, a multiple of the format's resolution with
     L > 2 delta_t (None: the smallest power of two >= 8 delta_t dividing m and M); qformat: a signed
     QFormat or its name; uniform_bits k in [1, 32]; truncation "exception" or "clamp" (Remark 2).
-    The privacy map is Theorem 4.5 with R from definition (5), rounded up."""
-    return LaplaceFixed(epsilon, bounds, sensitivity, L, qformat, uniform_bits, truncation)
+    The privacy map is Theorem 4.5 with R from definition (5), rounded up.  strict=True (TOML
+    ``strict = true``): an input outside [m, M] is a ValueError (m(x), release, simulate) instead of
+    being clamped; the releases of in-range inputs, the bits and the device form are unchanged."""
+    return LaplaceFixed(epsilon, bounds, sensitivity, L, qformat, uniform_bits, truncation, strict)
 
 
 def make_naive_laplace_fixed(epsilon, sensitivity=1, qformat="Q9.6", uniform_bits=32, bounds=None):
@@ -609,7 +650,7 @@ class PlanarLaplaceFixed(_FixedBase):
     output_measure = "MaxDivergence"
 
     def __init__(self, epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", radius_bits=16,
-                 angle_bits=16, truncation="exception", *, _unchecked=False):
+                 angle_bits=16, truncation="exception", strict=False, *, _unchecked=False):
         self.epsilon_requested = check_rational("epsilon", epsilon, 0, lo_open=True)
         self.sensitivity = check_rational("sensitivity", sensitivity, 0, lo_open=True)
         self.qformat = qf = parse_qformat(qformat)
@@ -648,6 +689,7 @@ class PlanarLaplaceFixed(_FixedBase):
                       "sensitivity": given(sensitivity),
                       "L": self.L if L is not None else None, "qformat": qf.name,
                       "radius_bits": self.kr, "angle_bits": self.ka, "truncation": truncation}
+        self._set_strict(strict)
         self.unchecked = _unchecked
         if _unchecked:           # tests and demonstrations only: no guarantee, privacy map infinite
             self.constants = None
@@ -756,7 +798,7 @@ class PlanarLaplaceFixed(_FixedBase):
     def simulate(self, values, seed, device_ids=None, stream=0):
         """Numba fleet over raw (x, y) rows; returns (n, 2) int64 (EXCEPTION_RAW rows for the exception)."""
         from . import _kernels_finite as kf
-        return kf.simulate_planar(self, values, seed, device_ids, stream)
+        return kf.simulate_planar(self, self._strict_raw(values), seed, device_ids, stream)
 
     def kernel_params(self):
         return (self.ka, self.kr, self.B, self.shift, self.lo, self.hi, self.step, self.cap)
@@ -768,11 +810,13 @@ class PlanarLaplaceFixed(_FixedBase):
 
 
 def make_planar_laplace_fixed(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", radius_bits=16,
-                              angle_bits=16, truncation="exception"):
+                              angle_bits=16, truncation="exception", strict=False):
     """Planar Laplace (Gazeau et al. section 6) in fixed point: CORDIC angle, Gamma(2) radius as the
     sum of two exponentials, Cartesian snapping to the L grid, exception outside the box [m, M]^2.
-    radius_bits in [1, 31] per exponential uniform, angle_bits in [2, 31]."""
-    return PlanarLaplaceFixed(epsilon, bounds, sensitivity, L, qformat, radius_bits, angle_bits, truncation)
+    radius_bits in [1, 31] per exponential uniform, angle_bits in [2, 31].  strict=True: a coordinate
+    outside [m, M] is a ValueError instead of being clamped (as make_laplace_fixed)."""
+    return PlanarLaplaceFixed(epsilon, bounds, sensitivity, L, qformat, radius_bits, angle_bits, truncation,
+                              strict)
 
 
 # ==========================================================================
@@ -785,7 +829,7 @@ class LaplaceGrid(_FixedBase):
     exact_grid = True
     input_metric = "AbsoluteDistance (d_in in units of `sensitivity`)"
 
-    def __init__(self, epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
+    def __init__(self, epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", strict=False):
         self.epsilon_requested = check_rational("epsilon", epsilon, 0, lo_open=True)
         self.sensitivity = check_rational("sensitivity", sensitivity, 0, lo_open=True)
         self.qformat = qf = parse_qformat(qformat)
@@ -808,6 +852,7 @@ class LaplaceGrid(_FixedBase):
         self._args = {"epsilon": given(epsilon), "bounds": [given(bounds[0]), given(bounds[1])],
                       "sensitivity": given(sensitivity),
                       "L": given(L), "qformat": qf.name}
+        self._set_strict(strict)
 
     def grid_sensitivity(self):
         return -(-self.delta_raw // self.step)
@@ -869,7 +914,7 @@ class LaplaceGrid(_FixedBase):
 
     def simulate(self, values, seed, device_ids=None, stream=0):
         from . import _kernels_finite as kf
-        return kf.simulate_laplace_grid(self, values, seed, device_ids, stream)
+        return kf.simulate_laplace_grid(self, self._strict_raw(values), seed, device_ids, stream)
 
     def device_spec(self):
         """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
@@ -877,9 +922,10 @@ class LaplaceGrid(_FixedBase):
         return laplace_grid_spec(self)
 
 
-def make_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
-    """Zero-degradation alternative: exact discrete Laplace in units of L (default: the resolution)."""
-    return LaplaceGrid(epsilon, bounds, sensitivity, L, qformat)
+def make_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", strict=False):
+    """Zero-degradation alternative: exact discrete Laplace in units of L (default: the resolution).
+    Inputs outside [m, M] are clamped; strict=True refuses them (ValueError)."""
+    return LaplaceGrid(epsilon, bounds, sensitivity, L, qformat, strict)
 
 
 class PlanarLaplaceGrid(LaplaceGrid):
@@ -922,7 +968,7 @@ class PlanarLaplaceGrid(LaplaceGrid):
 
     def simulate(self, values, seed, device_ids=None, stream=0):
         from . import _kernels_finite as kf
-        return kf.simulate_planar_grid(self, values, seed, device_ids, stream)
+        return kf.simulate_planar_grid(self, self._strict_raw(values), seed, device_ids, stream)
 
     def device_spec(self):
         """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
@@ -930,9 +976,10 @@ class PlanarLaplaceGrid(LaplaceGrid):
         return laplace_grid_spec(self, planar=True)
 
 
-def make_planar_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16"):
-    """Zero-degradation planar alternative: two exact discrete Laplaces on the L grid."""
-    return PlanarLaplaceGrid(epsilon, bounds, sensitivity, L, qformat)
+def make_planar_laplace_grid(epsilon, bounds, sensitivity=1, L=None, qformat="Q15.16", strict=False):
+    """Zero-degradation planar alternative: two exact discrete Laplaces on the L grid.
+    Coordinates outside [m, M] are clamped; strict=True refuses them (ValueError)."""
+    return PlanarLaplaceGrid(epsilon, bounds, sensitivity, L, qformat, strict)
 
 
 # ==========================================================================

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import OK, STATE_WORDS, _load, _rd_uniform_below, _store
+from ..samplers._kernels import ERR_RANGE, OK, STATE_WORDS, _load, _rd_uniform_below, _rd_uniform_below_ct, _store
 from ..samplers._nb_lanes import LANES, seed_device
 from ._kernels_long import _draw, _keyed, _provision
 # the shared jit flavours and constants (one definition: fxdp/mechanisms/_kernels_mech.py)
@@ -30,15 +30,22 @@ _U4 = np.uint64(4)
 
 
 @_ijit
-def _sample(state, secret, k, s, J):
-    """J[0..s) <- the sampled buckets of the device `secret`, ascending (Floyd) -> status."""
+def _sample(state, secret, k, s, J, ct):
+    """J[0..s) <- the sampled buckets of the device `secret`, ascending (Floyd) -> status.  ct = 2
+    (uniform_version 2): the fixed-budget draws, ERR_RANGE after all of them if a budget ran out."""
     _keyed(state, secret, _U0, _U0, _U3)
     buf, c = _load(state)
     si = np.int64(s)
     ki = np.int64(k)
+    ok = True
     for idx in range(si):
         j = ki - si + idx
-        st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
+        if ct == 2:
+            st, t, buf, c = _rd_uniform_below_ct(state, buf, c, np.uint64(j + 1))
+            if st == ERR_RANGE:
+                st, t, ok = OK, _U0, False
+        else:
+            st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
         if st != OK:
             _store(state, buf, c)
             return st
@@ -56,7 +63,7 @@ def _sample(state, secret, k, s, J):
             J[b + 1] = J[b]
             b -= 1
         J[b + 1] = v
-    return OK
+    return OK if ok else ERR_RANGE
 
 
 @_ijit
@@ -77,7 +84,7 @@ def _respond(state, secret, s, a_p, a_q, bits, ct, v, J, out):
 @_ijit
 def _report(pstate, secret, d, k, s, a_p, a_q, bits, ct, x, J, out):
     """status; out[0..2s) = the report of item x (int64) by the device `secret`."""
-    st = _sample(pstate, secret, k, s, J)
+    st = _sample(pstate, secret, k, s, J, ct)
     if st != OK:
         return st
     v = (np.uint64(x) * k) // d

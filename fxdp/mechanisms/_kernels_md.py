@@ -10,7 +10,9 @@ for the attributes of S in increasing order, the base mechanism's draws (``_duch
 * ``fleet_numeric_md(key, ids, first_block, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
   out, status, bits_out)`` (x: int64[n, d], out: int64[n, 2k])
 
-base: 0 Duchi, 1 Piecewise, 2 Hybrid (``BASE_CODE``).
+base: 0 Duchi, 1 Piecewise, 2 Hybrid (``BASE_CODE``).  ct: 0 lazy, 1 constant time with Floyd's
+rejection draws (uniform_version 1), 2 constant time with the fixed-budget ``_rd_uniform_below_ct``
+(uniform_version 2; ERR_RANGE after Floyd's draws when a budget ran out).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import numba
 import numpy as np
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import OK, STATUS, STATE_WORDS, _load, _rd_uniform_below, _store
+from ..samplers._kernels import ERR_RANGE, OK, STATUS, STATE_WORDS, _load, _rd_uniform_below, _rd_uniform_below_ct, _store
 from ..samplers._nb_lanes import LANES
 from ._kernels_duchi import _duchi_one_call
 from ._kernels_hm import _hm_one
@@ -39,8 +41,14 @@ def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
     buf, c = _load(state)
     st = OK
     n_sel = 0
+    ok = True
     for j in range(d - k, d):
-        st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
+        if ct == 2:                             # uniform_version 2: the fixed budget (issue 32)
+            st, t, buf, c = _rd_uniform_below_ct(state, buf, c, np.uint64(j + 1))
+            if st == ERR_RANGE:
+                st, t, ok = OK, np.uint64(0), False
+        else:
+            st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
         if st != OK:
             break
         v = np.int64(t)
@@ -55,6 +63,8 @@ def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
         tmp[q] = v
         n_sel += 1
     _store(state, buf, c)
+    if st == OK and not ok:                     # a budget ran out: nothing released
+        st = ERR_RANGE
     if st != OK:
         return st
     for q in range(k):

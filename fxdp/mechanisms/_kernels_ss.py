@@ -3,7 +3,10 @@
 Each kernel reads exactly the bits of ``SubsetSelection.release``: Floyd's k uniform draws
 (``_rd_uniform_below(j + 1)`` for j = m - k, ..., m - 1, m = d - 1), then one
 Bernoulli(a_p / 2^bits), lazy (``_rd_dyadic``) or constant time (``_rd_dyadic_ct``), then
-r = uniform_below(k) (always in the constant-time form, only when b = 1 in the lazy one).  The
+r = uniform_below(k) (always in the constant-time form, only when b = 1 in the lazy one).
+``ct``: 0 lazy, 1 constant time with the rejection draws (uniform_version 1), 2 constant time
+with the fixed-budget draws ``_rd_uniform_below_ct`` for Floyd's and r (uniform_version 2;
+ERR_RANGE after all the draws when a budget ran out).  The
 subset is kept as a byte map over the m other items (cleared as it is read, so one map serves a
 chunk of devices); the report is the k items in increasing order, the r-th replaced by x when
 b = 1.  Bit-identical to csrc/fxdp_mech_ss.c (which computes the same with branch-free word
@@ -25,8 +28,8 @@ import numba
 import numpy as np
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _rd_uniform_below,
-                                 _store)
+from ..samplers._kernels import (ERR_RANGE, OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct,
+                                 _rd_uniform_below, _rd_uniform_below_ct, _store)
 from ..samplers._nb_lanes import LANES
 from ._kernels_mech import CHUNK, _pos, _seed_dev_lanes
 
@@ -39,13 +42,28 @@ _U1 = np.uint64(1)
 
 
 @_ijit
+def _ss_uniform(state, buf, c, n, ct):
+    """(status, t, ok, buf, c): uniform_below(n) by rejection, or for ct = 2 (uniform_version 2) by
+    the fixed budget, whose running out is ok = False with t = 0 and the draws going on (as C)."""
+    if ct == 2:
+        st, t, buf, c = _rd_uniform_below_ct(state, buf, c, n)
+        if st == ERR_RANGE:
+            return OK, _U0, False, buf, c
+        return st, t, True, buf, c
+    st, t, buf, c = _rd_uniform_below(state, buf, c, n)
+    return st, t, True, buf, c
+
+
+@_ijit
 def _ss_one(state, a_p, bits, d, k, ct, x, mark, out):
     """status; on OK out[:k] holds the report (module docstring); mark is all zero after."""
     m = d - 1
     buf, c = _load(state)
     st = OK
+    ok = True
     for j in range(m - k, m):
-        st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
+        st, t, okd, buf, c = _ss_uniform(state, buf, c, np.uint64(j + 1), ct)
+        ok = ok and okd
         if st != OK:
             break
         v = np.int64(t)
@@ -60,8 +78,11 @@ def _ss_one(state, a_p, bits, d, k, ct, x, mark, out):
         else:
             st, b, buf, c = _rd_dyadic(state, buf, c, a_p, bits)
     if st == OK and (ct or b):
-        st, rr, buf, c = _rd_uniform_below(state, buf, c, np.uint64(k))
+        st, rr, okd, buf, c = _ss_uniform(state, buf, c, np.uint64(k), ct)
+        ok = ok and okd
         r = np.int64(rr)
+    if st == OK and not ok:                     # a budget ran out: nothing released
+        st = ERR_RANGE
     _store(state, buf, c)
     if st != OK:
         for j in range(m):
@@ -158,9 +179,11 @@ def _ss_one_counts(state, a_p, bits, d, k, ct, x, mark, drawn, row):
     m = d - 1
     buf, c = _load(state)
     st = OK
+    ok = True
     nd = np.int64(0)
     for j in range(m - k, m):
-        st, t, buf, c = _rd_uniform_below(state, buf, c, np.uint64(j + 1))
+        st, t, okd, buf, c = _ss_uniform(state, buf, c, np.uint64(j + 1), ct)
+        ok = ok and okd
         if st != OK:
             break
         v = np.int64(t)
@@ -177,8 +200,11 @@ def _ss_one_counts(state, a_p, bits, d, k, ct, x, mark, drawn, row):
         else:
             st, b, buf, c = _rd_dyadic(state, buf, c, a_p, bits)
     if st == OK and (ct or b):
-        st, rr, buf, c = _rd_uniform_below(state, buf, c, np.uint64(k))
+        st, rr, okd, buf, c = _ss_uniform(state, buf, c, np.uint64(k), ct)
+        ok = ok and okd
         r = np.int64(rr)
+    if st == OK and not ok:                     # a budget ran out: nothing released
+        st = ERR_RANGE
     _store(state, buf, c)
     for i in range(nd):                         # clear only what was marked
         mark[drawn[i]] = np.uint8(0)

@@ -223,6 +223,10 @@ class GridNumeric(Mechanism):
     def check_input(self, x):
         return self.grid_index(x)
 
+    def check_release_input(self, x):
+        """release(src, i) takes a grid index i in [0, N] (m(x) takes a reading and rounds it)."""
+        return check_int("x (grid index)", x, 0, self.N)
+
     def fine_position(self, x):
         """One reading -> its fixed-point grid position F (``fine_positions``)."""
         if isinstance(x, bool) or not isinstance(x, (numbers.Real, Fraction)):
@@ -241,7 +245,7 @@ class GridNumeric(Mechanism):
             rng = default_source()
         elif not isinstance(rng, BitSource):
             raise ValueError(f"rng must be a fxdp.bitsource.BitSource or None, got {type(rng).__name__}")
-        return self.release(rng, self.round_reading(rng, x))
+        return self._release(rng, self.round_reading(rng, x))
 
     def round_readings(self, values, seed, device_ids=None):
         """n readings -> n grid indices, each device rounding on its rounding stream (Numba;

@@ -239,9 +239,35 @@ class Mechanism:
         return f"make_{self.kind}({args})"
 
     # --- releases --------------------------------------------------------------
+    # A family writes ``release(self, src, x)`` on an input already checked; the class statement
+    # (__init_subclass__) keeps that body as ``_release`` and makes the public ``release`` check
+    # x first with ``check_release_input`` (issue 32: m.release(src, 5) refuses what m(5) refuses).
+    # ``m(x)`` checks once and calls ``_release``; so do the families' own inner calls (hybrid's PM
+    # and Duchi, the multi-dimensional form's base), so hot reference paths check once.  A family
+    # whose release validates by itself sets ``release_checks_input = True``.
+    release_checks_input = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        impl = cls.__dict__.get("release")
+        if impl is None or getattr(impl, "_fxdp_checked", False) or cls.release_checks_input:
+            return
+        cls._release = impl
+        cls.release = Mechanism._checked_release
+
+    def _checked_release(self, src, x):
+        """Reference release of x drawing from the BitSource src; x is checked first
+        (check_release_input: ValueError for an input m(x) would refuse), then released."""
+        return self._release(src, self.check_release_input(x))
+    _checked_release._fxdp_checked = True
+
     def release(self, src, x):     # pragma: no cover - abstract
         """Reference release of x drawing from the BitSource src."""
         raise NotImplementedError
+
+    def _release(self, src, x):
+        """The release on an input already checked (a family's own release body)."""
+        return self.release(src, x)
 
     def __call__(self, x, rng=None):
         """One release of x.  rng: a fxdp.bitsource.BitSource; default system entropy."""
@@ -249,10 +275,15 @@ class Mechanism:
             rng = default_source()
         elif not isinstance(rng, BitSource):
             raise ValueError(f"rng must be a fxdp.bitsource.BitSource or None, got {type(rng).__name__}")
-        return self.release(rng, self.check_input(x))
+        return self._release(rng, self.check_input(x))
 
     def check_input(self, x):
         return x
+
+    def check_release_input(self, x):
+        """What release(src, x) checks: check_input by default (a family whose release takes a
+        device form, such as a grid index or an encoded block, checks that form)."""
+        return self.check_input(x)
 
     # --- fleet simulation -------------------------------------------------------
     def fleet_inputs(self, values):

@@ -55,6 +55,7 @@ from ._device import SRC_RNG, _init, _p, u8, u32, u64
 from ._oracle import MAX_EPSILON
 from .base import CConfig
 from .longitudinal import _Longitudinal, provision, secret_from_seed
+from .subset_selection import UNIFORM_VERSION, check_uniform_version
 from .unary_encoding import realize as realize_ue
 
 MAX_DEVICE_D = 65536          # FXDP_DBF_MAX_D: x * buckets < 2^32 on the device
@@ -81,12 +82,23 @@ def response_source(secret, v):
     return _keyed(secret, v, RESPONSE_NONCE_WORD2)
 
 
-def sample_buckets(src, k, s):
-    """s distinct buckets of [0, k), uniform, ascending (Floyd's algorithm, module docstring)."""
-    chosen = []
+def sample_buckets(src, k, s, budget=False):
+    """s distinct buckets of [0, k), uniform, ascending (Floyd's algorithm, module docstring).
+    budget (the constant-time form at uniform_version 2, issue 32): each draw by the fixed-budget
+    uniform_below_ct; RangeError after all s draws if one ran out of rounds (t = 0 for it, as in C)."""
+    chosen, ok = [], True
     for j in range(k - s, k):
-        t = ref.uniform_below(src, j + 1)
+        if budget:
+            t = ref.uniform_below_ct_or_none(src, j + 1)
+            if t is None:
+                ok, t = False, 0
+        else:
+            t = ref.uniform_below(src, j + 1)
         chosen.append(j if t in chosen else t)
+    if not ok:
+        from ..errors import RangeError
+        raise RangeError("dbitflip: a sampled bucket's draw ran out of its budget (probability < "
+                         "sampled (buckets / 2^32)^4, the same for every report of this device); nothing released")
     return sorted(chosen)
 
 
@@ -97,7 +109,8 @@ class DBitFlip(_Longitudinal):
     AUDIT_ENUM_OUTPUTS = 4096
     MAX_D = 1 << 20
 
-    def __init__(self, d, buckets, epsilon, sampled_buckets=1, constant_time=False, bits=32):
+    def __init__(self, d, buckets, epsilon, sampled_buckets=1, constant_time=False, bits=32,
+                 uniform_version=UNIFORM_VERSION):
         self.d = check_int("d", d, 2, self.MAX_D)
         self.k = check_int("buckets", buckets, 2, self.d)
         self.s = check_int("sampled_buckets", sampled_buckets, 1, self.k)
@@ -108,6 +121,11 @@ class DBitFlip(_Longitudinal):
         self.bits = check_int("bits", bits, 2, 63)
         self._args = {"d": self.d, "buckets": self.k, "epsilon": given(epsilon), "sampled_buckets": self.s,
                       "constant_time": constant_time, "bits": self.bits}
+        self.uniform_version = check_uniform_version(uniform_version)
+        # 0 lazy; 1 constant time, buckets by rejection (before issue 32); 2 with the fixed budget
+        self.ct_mode = 0 if not constant_time else (2 if uniform_version == 2 else 1)
+        if uniform_version != UNIFORM_VERSION:       # pinned: shown in config() and repr
+            self._args["uniform_version"] = uniform_version
         self._secret = None
         two_k = 1 << self.bits
         self.a_p, self.a_q = realize_ue(self.epsilon_requested, False, self.bits)
@@ -152,7 +170,7 @@ class DBitFlip(_Longitudinal):
         """A report of x with every draw from one stream src: J, then the bits of x's bucket
         (the device draws them from two streams of its secret; this form is enumerated)."""
         v = self.bucket(x)
-        J = sample_buckets(src, self.k, self.s)
+        J = sample_buckets(src, self.k, self.s, self.ct_mode == 2)
         return J + self.respond(src, J, v)
 
     def respond(self, src, J, v):
@@ -162,7 +180,7 @@ class DBitFlip(_Longitudinal):
 
     def sampled(self, secret):
         """The device's sampled buckets (ascending), from its secret."""
-        return sample_buckets(sample_source(secret), self.k, self.s)
+        return sample_buckets(sample_source(secret), self.k, self.s, self.ct_mode == 2)
 
     def permanent(self, secret, x):
         """The memoized report of item x by the device with this secret."""
@@ -180,7 +198,7 @@ class DBitFlip(_Longitudinal):
         from ._kernels_dbf import fleet_dbitflip
         out = np.zeros(x.shape + (2 * self.s,), np.int64)
         fleet_dbitflip(key, ids, fb, np.uint64(self.d), np.uint64(self.k), np.uint64(self.s), np.uint64(self.a_p),
-                       np.uint64(self.a_q), np.uint64(self.bits), bool(self.constant_time), x, out, status, bits)
+                       np.uint64(self.a_q), np.uint64(self.bits), np.int64(self.ct_mode), x, out, status, bits)
         return out
 
     def fleet_outputs(self, out):
@@ -326,7 +344,8 @@ class DBitFlip(_Longitudinal):
                              "sampled buckets")
 
     def _cfg_dict(self):
-        return {"a_p": self.a_p, "d": self.d, "buckets": self.k, "sampled": self.s, "bits": self.bits}
+        return {"a_p": self.a_p, "d": self.d, "buckets": self.k, "sampled": self.s, "bits": self.bits,
+                "uniform_version": self.uniform_version}
 
     def device_spec(self, dim=None):
         """The C device form: fxdp_dbitflip[_ct], d <= 65536, sampled_buckets <= 32; out = 2 s uint32
@@ -337,7 +356,8 @@ class DBitFlip(_Longitudinal):
             "c_function": "fxdp_dbitflip_ct" if ct else "fxdp_dbitflip",
             "cfg_type": "fxdp_dbf_cfg",
             "cfg_init": _init([("a_p", u64(self.a_p)), ("d", u32(self.d)), ("buckets", u32(self.k)),
-                               ("sampled", u8(self.s)), ("bits", u8(self.bits))]),
+                               ("sampled", u8(self.s)), ("bits", u8(self.bits)),
+                               ("uniform_version", u8(self.uniform_version))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint32_t", "count": 2 * self.s},
@@ -393,15 +413,19 @@ class BucketCounts:
         return self.m.estimate_from_counts(self.Y, self.N, self._n).as_rows(truth)
 
 
-def make_dbitflip(d, buckets, epsilon, sampled_buckets=1, constant_time=False, bits=32):
+def make_dbitflip(d, buckets, epsilon, sampled_buckets=1, constant_time=False, bits=32, uniform_version=UNIFORM_VERSION):
     """dBitFlip (Ding et al. 2017) over d items (2 <= d <= 2^20; C device form d <= 65536) in `buckets`
     equal-width buckets (2 <= buckets <= d; item x in bucket x * buckets // d): each device samples
     `sampled_buckets` (the paper's d; 1..buckets, C form <= 32) distinct buckets once and reports a bit
     per sampled bucket, 1 w.p. e^(eps/2)/(e^(eps/2)+1) at its bucket, 1/(e^(eps/2)+1) elsewhere, memoized
     per bucket from the device secret.  ``m.epsilon`` (one report; about epsilon, epsilon/2 when
     sampled_buckets = 1) = ``m.epsilon_infinite`` (any number of reports of one item); epsilon in
-    (0, 64], probabilities over 2^bits, bits in 2..63."""
-    return DBitFlip(d, buckets, epsilon, sampled_buckets, constant_time, bits)
+    (0, 64], probabilities over 2^bits, bits in 2..63.  uniform_version (constant_time=True only,
+    issue 32): 2 (default) draws the sampled buckets with the fixed-budget uniform_below_ct (128 bits
+    each, the same time for every secret; the device fails for good, RangeError / FXDP_ERR_RANGE,
+    with probability below sampled (buckets / 2^32)^4 <= 2^-59); 1 pins the rejection draws of the
+    releases before issue 32 (docs/constant_time.md)."""
+    return DBitFlip(d, buckets, epsilon, sampled_buckets, constant_time, bits, uniform_version)
 
 
 __all__ = ["make_dbitflip", "DBitFlip", "BucketCounts", "sample_buckets", "sample_source", "response_source",

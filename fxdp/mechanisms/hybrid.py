@@ -73,12 +73,12 @@ class Hybrid(GridNumeric):
         """One symbol for grid index i (module docstring)."""
         if self.constant_time:
             c = ref.bernoulli_dyadic_ct(src, self.b, self.prob_bits)
-            j = self.pm.release(src, i)
-            y = self.duchi.release(src, i)
+            j = self.pm._release(src, i)
+            y = self.duchi._release(src, i)
             return j if c else self.L + y
         if ref.bernoulli_dyadic(src, self.b, self.prob_bits):
-            return self.pm.release(src, i)
-        return self.L + self.duchi.release(src, i)
+            return self.pm._release(src, i)
+        return self.L + self.duchi._release(src, i)
 
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation (Numba): values are n readings in [lo, hi]; returns n int64 symbols,

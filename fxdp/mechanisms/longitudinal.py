@@ -198,6 +198,8 @@ class _Longitudinal(ItemOracle):
         x = self.check_input(x)
         return self.instantaneous_step(src, self.permanent_step(permanent_source(secret, x), x))
 
+    release_checks_input = True     # report() checks x
+
     def release(self, src, x):
         """One report of x by self.secret's device, the round's draws from src."""
         return self.report(src, x, self.secret)

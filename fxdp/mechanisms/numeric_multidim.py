@@ -56,7 +56,7 @@ from .base import CConfig, Mechanism
 from .duchi import Duchi
 from .hybrid import SRC_HM, Hybrid
 from .piecewise import Piecewise
-from .subset_selection import floyd_subset
+from .subset_selection import UNIFORM_VERSION, check_uniform_version, floyd_subset, floyd_subset_ct
 
 BASES = {"duchi": Duchi, "piecewise": Piecewise, "hybrid": Hybrid}
 BASE_CODE = {"duchi": 0, "piecewise": 1, "hybrid": 2}       # fxdp_md_cfg.base in csrc/fxdp.h
@@ -94,8 +94,9 @@ class NumericMultiDim(Mechanism):
     report_dtype = "int64"
 
     def __init__(self, lo, hi, epsilon, dims, base="piecewise", report_dims=None, bits=12, constant_time=False,
-                 prob_bits=MAX_PROB_BITS):
+                 prob_bits=MAX_PROB_BITS, uniform_version=UNIFORM_VERSION):
         self.d = check_bits("dims", dims, 1, MAX_DIMS)
+        self.uniform_version = check_uniform_version(uniform_version)
         if base not in BASES:
             raise ValueError(f"base must be one of {', '.join(BASES)}, got {base!r}")
         self.base = base
@@ -130,6 +131,10 @@ class NumericMultiDim(Mechanism):
             self._args["report_dims"] = self.k
         if self.prob_bits != MAX_PROB_BITS:
             self._args["prob_bits"] = self.prob_bits
+        # 0 lazy; 1 constant time with Floyd's rejection draws (before issue 32); 2 with the fixed budget
+        self.ct_mode = 0 if not self.constant_time else (2 if self.uniform_version == 2 else 1)
+        if self.uniform_version != UNIFORM_VERSION:   # pinned: shown in config() and repr
+            self._args["uniform_version"] = self.uniform_version
 
     # --- description
     @property
@@ -183,8 +188,25 @@ class NumericMultiDim(Mechanism):
         self.grid_indices(arr)                         # the shape and finiteness checks
         return fine_positions(arr.reshape(-1, self.d), self._lo_f, self._hi_f, self.N)
 
+    def _one_row(self, x):
+        """The d readings x as a 1 x d float64 array; ValueError (not TypeError) for non-numbers."""
+        try:
+            return np.asarray([x], dtype=object).astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"x must be dims = {self.d} readings (numbers), got {x!r}") from None
+
     def check_input(self, x):
-        return tuple(int(v) for v in self.grid_indices(np.asarray([x], dtype=object).astype(np.float64))[0])
+        return tuple(int(v) for v in self.grid_indices(self._one_row(x))[0])
+
+    def check_release_input(self, x):
+        """release(src, x) takes d grid indices in [0, N] (m(x) takes d readings and rounds them)."""
+        try:
+            xs = list(x)
+        except TypeError:
+            raise ValueError(f"x must hold dims = {self.d} grid indices in [0, {self.N}], got {x!r}") from None
+        if len(xs) != self.d:
+            raise ValueError(f"x must hold dims = {self.d} grid indices, got {len(xs)}")
+        return tuple(check_int(f"x[{a}] (grid index)", v, 0, self.N) for a, v in enumerate(xs))
 
     def __call__(self, x, rng=None):
         """One release of the d readings x: each rounded to its grid by exact randomized rounding
@@ -194,12 +216,12 @@ class NumericMultiDim(Mechanism):
             rng = default_source()
         elif not isinstance(rng, BitSource):
             raise ValueError(f"rng must be a fxdp.bitsource.BitSource or None, got {type(rng).__name__}")
-        fine = self._fine(np.asarray([x], dtype=object).astype(np.float64))[0]
-        return self.release(rng, tuple(randomized_round(rng, f, self.constant_time) for f in fine))
+        fine = self._fine(self._one_row(x))[0]
+        return self._release(rng, tuple(randomized_round(rng, f, self.constant_time) for f in fine))
 
     def round_reading(self, src, x):
         """d readings -> d grid indices by exact randomized rounding from src (attribute order)."""
-        fine = self._fine(np.asarray([x], dtype=object).astype(np.float64))[0]
+        fine = self._fine(self._one_row(x))[0]
         return tuple(randomized_round(src, f, self.constant_time) for f in fine)
 
     def round_readings(self, values, seed, device_ids=None):
@@ -229,8 +251,16 @@ class NumericMultiDim(Mechanism):
         increasing order; a tuple (attributes..., reports...) of 2k ints (module docstring)."""
         if len(x) != self.d:
             raise ValueError(f"x must hold dims = {self.d} grid indices, got {len(x)}")
-        attrs = sorted(floyd_subset(src, self.d, self.k))
-        return tuple(attrs) + tuple(int(self.inner.release(src, int(x[a]))) for a in attrs)
+        if self.ct_mode == 2:                        # issue 32: the fixed budget, k draws of 128 bits
+            attrs, ok = floyd_subset_ct(src, self.d, self.k)
+            if not ok:
+                from ..errors import RangeError
+                raise RangeError("numeric_multidim: a uniform draw's budget ran out (probability < "
+                                 "k (d / 2^32)^4); nothing was released")
+            attrs = sorted(attrs)
+        else:
+            attrs = sorted(floyd_subset(src, self.d, self.k))
+        return tuple(attrs) + tuple(int(self.inner._release(src, int(x[a]))) for a in attrs)
 
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation (Numba): values are n x d readings, rounded to the grids on each
@@ -248,7 +278,7 @@ class NumericMultiDim(Mechanism):
         fleet_numeric_md(key, ids, first_block, np.int64(BASE_CODE[self.base]), np.uint64(getattr(inner, "b", 0)),
                          np.uint64(pm.a if pm else 0), np.uint64(pm.w if pm else 0), np.uint64(self.prob_bits),
                          np.uint64(self.bits), np.uint64(du.base_num if du else 0), np.uint64(du.slope if du else 0),
-                         bool(self.constant_time), np.int64(self.d), np.int64(self.k), x, out, status, bits)
+                         np.int64(self.ct_mode), np.int64(self.d), np.int64(self.k), x, out, status, bits)
         return out
 
     # --- estimation
@@ -372,7 +402,8 @@ class NumericMultiDim(Mechanism):
         zero_du = {"a_p": 0, "prob_bits": 0, "bits": 0}
         hm = {"b": getattr(inner, "b", 0), "pm": pm._cfg_fields() if pm else zero_pm,
               "duchi": du._cfg_fields() if du else zero_du}
-        return {"hm": hm, "base": BASE_CODE[self.base], "d": self.d, "k": self.k}
+        return {"hm": hm, "base": BASE_CODE[self.base], "d": self.d, "k": self.k,
+                "uniform_version": self.uniform_version}
 
     def device_spec(self, dim=None):
         """The C device form: d grid indices in (uint32), 2k uint32 out (attributes, then reports)."""
@@ -389,7 +420,8 @@ class NumericMultiDim(Mechanism):
         return {
             "c_function": "fxdp_numeric_md_ct" if ct else "fxdp_numeric_md",
             "cfg_type": "fxdp_md_cfg",
-            "cfg_init": _init([("hm", hm_init), ("base", u8(f["base"])), ("d", u32(self.d)), ("k", u32(self.k))]),
+            "cfg_init": _init([("hm", hm_init), ("base", u8(f["base"])), ("d", u32(self.d)), ("k", u32(self.k)),
+                               ("uniform_version", u8(self.uniform_version))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": self.d},
             "output": {"ctype": "uint32_t", "count": 2 * self.k, "min": 0, "max": max(self.d - 1, ymax)},
@@ -465,12 +497,15 @@ class NumericMultiDim(Mechanism):
 
 
 def make_numeric_multidim(lo, hi, epsilon, dims, base="piecewise", report_dims=None, bits=12, constant_time=False,
-                          prob_bits=MAX_PROB_BITS):
+                          prob_bits=MAX_PROB_BITS, uniform_version=UNIFORM_VERSION):
     """d = dims bounded readings per device (attribute a in [lo_a, hi_a]: lo, hi numbers or
     sequences of dims numbers; 1 <= dims <= 256): the device reports k of them, sampled uniformly,
     each with the 1-dim grid mechanism ``base`` ("duchi", "piecewise" or "hybrid", bits, prob_bits
     as there) at epsilon / k; k = report_dims, default max(1, min(dims, floor(epsilon / 2.5)))
     (Wang et al. 2019), at most 16.  The realized epsilon (``m.epsilon``) is the sum of the k
     realized per-report epsilons, rounded up; ``m.estimate(reports)`` gives every attribute's
-    unbiased mean."""
-    return NumericMultiDim(lo, hi, epsilon, dims, base, report_dims, bits, constant_time, prob_bits)
+    unbiased mean.  uniform_version (constant_time=True only, issue 32): 2 (default) draws the k
+    attributes with the fixed-budget uniform_below_ct (128 bits each, constant in the stream; a
+    release fails with RangeError / FXDP_ERR_RANGE with probability below k (d / 2^32)^4 <= 2^-92
+    for d <= 256); 1 pins the rejection draws of the releases before issue 32 (docs/constant_time.md)."""
+    return NumericMultiDim(lo, hi, epsilon, dims, base, report_dims, bits, constant_time, prob_bits, uniform_version)

@@ -410,6 +410,16 @@ class RapporFull(Mechanism):
         """One report (cohort, S) of the value x (str or bytes) by device dev."""
         return self.report_block(src, self.encode(x), dev)
 
+    def check_release_input(self, x):
+        """release(src, block) takes an encoded block (check_input's form): bytes of exactly
+        value_bytes, a length byte <= value_bytes - 1 and zero padding."""
+        if not isinstance(x, (bytes, bytearray)):
+            raise ValueError(f"x must be an encoded block (bytes, m.encode(value)), got {type(x).__name__}")
+        block = self._check_block(x)
+        if block[0] > self.value_bytes - 1 or any(block[1 + block[0]:]):
+            raise ValueError("x is not an encoded block: bad length byte or nonzero padding (use m.encode(value))")
+        return block
+
     def release(self, src, x):
         """Reference release of an encoded block (check_input) by self.device."""
         return self.report_block(src, x, self.device)

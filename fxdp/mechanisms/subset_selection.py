@@ -40,10 +40,13 @@ items, replaces the r-th smallest by x when b = 1 and moves that one entry into 
 constant-time form each membership test scans the whole list so far with masks, the sort is an
 odd-even transposition network (k rounds of fixed compare-exchanges) and the replacement and the
 final passes are fixed scans, so no branch, address or shift depends on x, b or the subset (the
-lazy form scans and sorts with branches).  Time and bit use therefore depend on (d, k, bits) and on
-the rejections of the uniform draws, which are independent of x and of b; they are not constant over
-random streams unless every bound m - k + 1, ..., m and k is a power of two (the export check, which varies the
-stream, uses d = 3, k = 2 and d = 65, k = 1).
+lazy form scans and sorts with branches).  Since issue 32 the constant-time form draws Floyd's k
+indices and r with the fixed-budget ``uniform_below_ct`` (``uniform_version = 2``, the default:
+128 bits per draw, every round run), so its time and bit use depend on (d, k, bits) alone, and a
+release fails (RangeError, FXDP_ERR_RANGE, after all the draws) with probability below
+(k + 1) (d / 2^32)^4.  ``uniform_version = 1`` pins the rejection draws of the releases before
+(their bits; time and bit use then vary with the stream unless every bound m - k + 1, ..., m and k
+is a power of two).
 
 Every input is an item index in [0, d); anything else is refused (ValueError, FXDP_ERR_PARAM in C):
 subset selection has no "not an item" answer.
@@ -98,14 +101,40 @@ def floyd_subset(src, m, k):
     return chosen
 
 
+UNIFORM_VERSIONS = (1, 2)
+UNIFORM_VERSION = 2          # the constant-time form's draws (issue 32): see SubsetSelection
+
+
+def floyd_subset_ct(src, m, k):
+    """Floyd's algorithm with the fixed-budget draws (uniform_below_ct_or_none): (the k-subset,
+    ok); a draw whose budget ran out counts as t = 0 and makes ok False (C: the same bits, one
+    FXDP_ERR_RANGE after all the draws)."""
+    chosen, ok = set(), True
+    for j in range(m - k, m):
+        t = ref.uniform_below_ct_or_none(src, j + 1)
+        if t is None:
+            ok, t = False, 0
+        chosen.add(j if t in chosen else t)
+    return chosen, ok
+
+
+def check_uniform_version(v):
+    if isinstance(v, bool) or v not in UNIFORM_VERSIONS:
+        raise ValueError(f"uniform_version must be one of {UNIFORM_VERSIONS}, got {v!r}")
+    return v
+
+
 class SubsetSelection(ItemOracle):
     """Subset selection over d items (see the module docstring)."""
     kind = "subset_selection"
     report_dtype = "int32"         # decoded reports as simulate returns them (k item indices)
     MAX_D = MAX_D
 
-    def __init__(self, d, epsilon, constant_time=False, bits=32, k=None):
+    def __init__(self, d, epsilon, constant_time=False, bits=32, k=None, uniform_version=UNIFORM_VERSION):
         self._check_args(d, epsilon, bits, constant_time=constant_time)
+        self.uniform_version = check_uniform_version(uniform_version)
+        # 0 lazy; 1 constant time with rejection draws (before issue 32); 2 with the fixed budget
+        self.ct_mode = 0 if not constant_time else (2 if uniform_version == 2 else 1)
         lo, _ = exp_interval(self.epsilon_requested)
         if k is None:
             self.k = optimal_k(self.d, float(lo))
@@ -126,6 +155,8 @@ class SubsetSelection(ItemOracle):
         self._ratio = Fraction(self.a_p * (d - k), (two_b - self.a_p) * k)
         self._eps = log_up(self._ratio)
         self.index_bits = max(1, (d - 1).bit_length())
+        if uniform_version != UNIFORM_VERSION:       # pinned: shown in config() and repr; else unchanged
+            self._args["uniform_version"] = uniform_version
 
     @property
     def output_domain(self):
@@ -143,10 +174,19 @@ class SubsetSelection(ItemOracle):
     # --- releases
     def release(self, src, x):
         """Floyd's k draws, then b, then r (module docstring); a tuple of k increasing items."""
-        others = floyd_subset(src, self.d - 1, self.k)
-        sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
-        b = sample(src, self.a_p, self.bits)
-        r = ref.uniform_below(src, self.k) if (self.constant_time or b) else 0
+        if self.ct_mode == 2:
+            others, ok = floyd_subset_ct(src, self.d - 1, self.k)
+            b = ref.bernoulli_dyadic_ct(src, self.a_p, self.bits)
+            r = ref.uniform_below_ct_or_none(src, self.k)
+            if not ok or r is None:
+                from ..errors import RangeError
+                raise RangeError("subset_selection: a uniform draw's budget ran out (probability < "
+                                 "(k + 1) (d / 2^32)^4); nothing was released")
+        else:
+            others = floyd_subset(src, self.d - 1, self.k)
+            sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
+            b = sample(src, self.a_p, self.bits)
+            r = ref.uniform_below(src, self.k) if (self.constant_time or b) else 0
         s = sorted(j + (j >= x) for j in others)
         if b:
             del s[r]
@@ -166,7 +206,7 @@ class SubsetSelection(ItemOracle):
         from ._kernels_ss import fleet_subset_selection
         out = np.zeros((x.shape[0], self.k), dtype=np.int32)
         fleet_subset_selection(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.bits),
-                               np.int64(self.d), np.int64(self.k), bool(self.constant_time), x, out, status, bits)
+                               np.int64(self.d), np.int64(self.k), np.int64(self.ct_mode), x, out, status, bits)
         return out
 
     def simulate_support(self, values, seed, device_ids=None, first_block=None):
@@ -177,7 +217,7 @@ class SubsetSelection(ItemOracle):
         ``simulate`` does (nothing returned) if any device fails."""
         from ._fleet import support_counts
         from ._kernels_ss import CHUNK, fleet_subset_selection_counts
-        params = (np.uint64(self.a_p), np.uint64(self.bits), np.int64(self.d), np.int64(self.k), bool(self.constant_time))
+        params = (np.uint64(self.a_p), np.uint64(self.bits), np.int64(self.d), np.int64(self.k), np.int64(self.ct_mode))
         counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
                                    fleet_subset_selection_counts, params)
         return Support(counts, n, self.p, self.q)
@@ -234,7 +274,7 @@ class SubsetSelection(ItemOracle):
             "c_function": "fxdp_subset_selection_ct" if ct else "fxdp_subset_selection",
             "cfg_type": "fxdp_ss_cfg",
             "cfg_init": _init([("a_p", u64(self.a_p)), ("d", u32(self.d)), ("k", u32(self.k)),
-                               ("bits", u8(self.bits))]),
+                               ("bits", u8(self.bits)), ("uniform_version", u8(self.uniform_version))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint16_t", "count": self.k, "min": 0, "max": self.d - 1, "matrix": True},
@@ -249,7 +289,8 @@ class SubsetSelection(ItemOracle):
     def c_config(self, dim=None):
         from .. import native
         self._check_device()
-        cfg = native.ffi.new("fxdp_ss_cfg *", {"a_p": self.a_p, "d": self.d, "k": self.k, "bits": self.bits})
+        cfg = native.ffi.new("fxdp_ss_cfg *", {"a_p": self.a_p, "d": self.d, "k": self.k, "bits": self.bits,
+                                                "uniform_version": self.uniform_version})
         return CConfig(cfg, [], "fxdp_subset_selection" + ("_ct" if self.constant_time else ""),
                        self.constant_time, "uint32_t", np.uint32, out_ctype="uint16_t", out_dtype=np.uint16,
                        out_count=self.k)
@@ -299,9 +340,15 @@ def _oracle_configs(epsilon, d, bits):
 
 
 @answers(oracle_configs=_oracle_configs)
-def make_subset_selection(d, epsilon, constant_time=False, bits=32, k=None):
+def make_subset_selection(d, epsilon, constant_time=False, bits=32, k=None, uniform_version=UNIFORM_VERSION):
     """Subset selection over d items (2 <= d; the C device form takes d <= 1024): epsilon in
     (0, 64], k the variance-optimal subset size (floor or ceil of d / (e^eps + 1), at least 1)
     unless given, p = P(x in S) realized as a_p / 2^bits rounded down so that the realized epsilon
-    (``m.epsilon``) never exceeds the requested one; each report is k increasing item indices."""
-    return SubsetSelection(d, epsilon, constant_time, bits, k)
+    (``m.epsilon``) never exceeds the requested one; each report is k increasing item indices.
+
+    uniform_version (constant_time=True only; issue 32, docs/constant_time.md): 2 (the default)
+    draws Floyd's k indices and r with the fixed-budget ``uniform_below_ct`` (k + 1 draws of 128
+    bits, constant in the stream; a release fails with RangeError / FXDP_ERR_RANGE with probability
+    below (k + 1) (d / 2^32)^4 <= 2^-78 for d <= 1024); 1 pins the rejection draws of the releases
+    before issue 32 (their bits, not constant in the stream).  The lazy form is the same for both."""
+    return SubsetSelection(d, epsilon, constant_time, bits, k, uniform_version)

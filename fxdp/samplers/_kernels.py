@@ -85,7 +85,7 @@ Building blocks for mechanism kernels (stable; fxdp/mechanisms uses them)
 * ``_load(state) -> (buf, c)`` and ``_store(state, buf, c)``: the bit buffer
   as two uint64 locals;
 * ``_rd_<x>(state, buf, c, params...) -> (status, value, buf, c)`` for
-  ``bits``, ``bits64``, ``uniform_below``, ``dyadic``, ``dyadic_odd``,
+  ``bits``, ``bits64``, ``uniform_below``, ``uniform_below_ct``, ``dyadic``, ``dyadic_odd``,
   ``dyadic_ct``, ``rational``, ``exp_le1``, ``exp``, ``geometric_e1``, ``laplace``,
   ``laplace_censored``, ``table``: typed (uint64 / int64), already validated
   parameters, no sticky-status check (do it once per release);
@@ -135,12 +135,13 @@ from ._nb_lanes import (  # noqa: F401
     start_device_fast)
 from ._nb_uniform import (  # noqa: F401
     _bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform, _rd_dyadic, _rd_dyadic_ct,
-    _rd_dyadic_odd, _rd_rational, _rd_table, _rd_uniform_below, _rd_uniform_below_wide, bernoulli_dyadic,
+    _ok_uniform_ct, _rd_dyadic_odd, _rd_rational, _rd_table, _rd_uniform_below, _rd_uniform_below_ct, _rd_uniform_below_wide,
+    UNIFORM_CT_ROUNDS, bernoulli_dyadic,
     bernoulli_dyadic_ct, bernoulli_rational, bits, bits64, fill_bernoulli_dyadic,
     fill_bernoulli_dyadic_ct, fill_bernoulli_rational, fill_bits, fill_table_sample_ct,
-    fill_uniform_below, fleet_bernoulli_dyadic, fleet_bernoulli_dyadic_ct,
-    fleet_bernoulli_rational, fleet_bits, fleet_table_sample_ct, fleet_uniform_below,
-    table_sample_ct, uniform_below)
+    fill_uniform_below, fill_uniform_below_ct, fleet_bernoulli_dyadic, fleet_bernoulli_dyadic_ct,
+    fleet_bernoulli_rational, fleet_bits, fleet_table_sample_ct, fleet_uniform_below, fleet_uniform_below_ct,
+    table_sample_ct, uniform_below, uniform_below_ct)
 from ._nb_laplace import (  # noqa: F401
     GEO_BITS, _GEO_TABLE, _GEO_W, _NeedMore, _PrefixSource, _geometric_table, _ok_bounds, _ok_exp,
     _ok_laplace, _ok_laplace_censored, _rd_exp, _rd_exp_le1, _rd_geometric_cks, _rd_geometric_e1,
@@ -157,6 +158,7 @@ from ._nb_laplace import (  # noqa: F401
 # kernel to one compiled specialization).
 SAMPLERS = {
     "uniform_below": (uniform_below, fill_uniform_below, fleet_uniform_below),
+    "uniform_below_ct": (uniform_below_ct, fill_uniform_below_ct, fleet_uniform_below_ct),
     "bernoulli_dyadic": (bernoulli_dyadic, fill_bernoulli_dyadic, fleet_bernoulli_dyadic),
     "bernoulli_dyadic_ct": (bernoulli_dyadic_ct, fill_bernoulli_dyadic_ct, fleet_bernoulli_dyadic_ct),
     "bernoulli_rational": (bernoulli_rational, fill_bernoulli_rational, fleet_bernoulli_rational),
@@ -172,6 +174,7 @@ PARAM_TYPES = {
     "bits": (np.int64,),
     "bits64": (np.int64,),
     "uniform_below": (np.uint64,),
+    "uniform_below_ct": (np.uint64,),
     "bernoulli_dyadic": (np.uint64, np.int64),
     "bernoulli_dyadic_ct": (np.uint64, np.int64),
     "bernoulli_rational": (np.uint64, np.uint64),

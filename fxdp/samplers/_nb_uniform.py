@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ._nb_core import (ERR_PARAM, OK, STATUS, _I0, _U0, _U1, _U32, _U63, _U64, _U64MAX, _fetch,
-                       _ijit, _in_range, _jit, _load, _mask, _pjit, _rd_bits, _rd_bits64,
+from ._nb_core import (ERR_PARAM, ERR_RANGE, OK, STATUS, _I0, _U0, _U1, _U32, _U63, _U64, _U64MAX, _fetch,
+                       _M32, _U32MAX, _ijit, _in_range, _jit, _load, _mask, _pjit, _rd_bits, _rd_bits64,
                        _store, prefer_wide_vectors)
 from ._nb_drivers import (_draw1, _draw2, _fill1, _fill2, _fleet)
 
@@ -79,6 +79,32 @@ def _rd_uniform_below(state, buf, c, n):
             if ok1:
                 return OK, x1, buf & _mask(c), c
         buf = buf & _mask(c)                     # c < 32 from here on
+
+
+UNIFORM_CT_ROUNDS = 4     # reference.UNIFORM_CT_ROUNDS, csrc FXDP_UNIFORM_CT_ROUNDS
+_UCT_R = np.int64(UNIFORM_CT_ROUNDS)
+_TWO32 = np.uint64(1) << np.uint64(32)
+
+
+@_ijit
+def _rd_uniform_below_ct(state, buf, c, n):
+    """reference.uniform_below_ct, n in [1, 2^32 - 1]: UNIFORM_CT_ROUNDS words, always all read;
+    round i accepts iff (w_i n) mod 2^32 >= 2^32 mod n and proposes (w_i n) >> 32; the first
+    accepted proposal (selected with masks, as in C); none -> ERR_RANGE (the bits stay consumed)."""
+    t = _TWO32 % n
+    v = _U0
+    done = _U0
+    for _ in range(_UCT_R):
+        st, w, buf, c = _rd_bits(state, buf, c, _U32)
+        if st != OK:
+            return st, _U0, buf, c
+        m = w * n
+        take = (_U0 - np.uint64((m & _M32) >= t)) & ~done
+        v |= (m >> _U32) & take
+        done |= take
+    if done == _U0:
+        return ERR_RANGE, _U0, buf, c
+    return OK, v, buf, c
 
 
 @_ijit
@@ -212,6 +238,11 @@ def _ok_uniform(n):
 
 
 @_jit
+def _ok_uniform_ct(n):
+    return _in_range(n, _U1, _U32MAX)
+
+
+@_jit
 def _ok_dyadic(a, k):
     if not _in_range(k, _U0, _U63):
         return False
@@ -256,6 +287,13 @@ def bits64(state, n):
 def uniform_below(state, n):
     """(status, x) with x uniform on {0..n-1}, n in [1, 2^64 - 1] (uint64 value)."""
     return _draw1(_rd_uniform_below, state, _U0, _ok_uniform, (n,), np.uint64(n))
+
+
+@_jit
+def uniform_below_ct(state, n):
+    """(status, x) with x uniform on {0..n-1}, n in [1, 2^32 - 1], constant time: exactly
+    32 UNIFORM_CT_ROUNDS bits; ERR_RANGE (probability < (n/2^32)^UNIFORM_CT_ROUNDS) if no round accepts."""
+    return _draw1(_rd_uniform_below_ct, state, _U0, _ok_uniform_ct, (n,), np.uint64(n))
 
 
 @_jit
@@ -313,6 +351,11 @@ def fill_uniform_below(state, n, out):
         out[i] = v
     _store(state, buf, c)
     return OK, np.int64(out.shape[0])
+
+
+@_jit
+def fill_uniform_below_ct(state, n, out):
+    return _fill1(_rd_uniform_below_ct, state, out, _ok_uniform_ct, (n,), np.uint64(n))
 
 
 @_jit
@@ -380,6 +423,12 @@ def fleet_bits(seed_key_words, device_ids, stream, n, draws_per_device, out, sta
 @_pjit
 def fleet_uniform_below(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
     _fleet(fill_uniform_below, seed_key_words, device_ids, stream, draws_per_device, out,
+           status_out, (n,))
+
+
+@_pjit
+def fleet_uniform_below_ct(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
+    _fleet(fill_uniform_below_ct, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (n,))
 
 

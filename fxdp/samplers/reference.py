@@ -31,6 +31,43 @@ def uniform_below(src, n):
             return x
 
 
+UNIFORM_CT_ROUNDS = 4    # R: the budget of uniform_below_ct (csrc FXDP_UNIFORM_CT_ROUNDS)
+
+
+def uniform_below_ct(src, n):
+    """Uniform on {0, ..., n-1} in constant time with a fixed budget.  n in [1, 2^32 - 1].
+
+    Bits: exactly 32 R (R = UNIFORM_CT_ROUNDS = 4), whatever n and whatever the words drawn.
+    Round i reads one 32-bit word w_i; m = w_i n (64 bits); the round accepts iff
+    (m mod 2^32) >= t, with t = 2^32 mod n, and then proposes m >> 32 (Lemire's
+    multiply-and-reject: each value in {0..n-1} has exactly floor(2^32 / n) accepted words,
+    so an accepted proposal is exactly uniform).  Every round runs; the result is the first
+    accepted proposal (C and Numba select it with masks, no branch).  If no round accepts,
+    the draw fails (``fxdp.errors.RangeError``; FXDP_ERR_RANGE in C and Numba, for that call
+    only: the 32 R bits stay consumed and the source stays usable) with probability exactly
+    (t / 2^32)^R < (n / 2^32)^R, which depends on n alone: at most 2^-64 for n <= 2^16,
+    and 0 when n is a power of two.  Conditioned on success the output is exactly uniform.
+    """
+    from ..errors import RangeError
+    v = uniform_below_ct_or_none(src, n)
+    if v is not None:
+        return v
+    t = (1 << 32) % n
+    raise RangeError(f"uniform_below_ct({n}): no round of {UNIFORM_CT_ROUNDS} accepted "
+                     f"(probability ({t}/2^32)^{UNIFORM_CT_ROUNDS}); nothing was released")
+
+
+def uniform_below_ct_or_none(src, n):
+    """uniform_below_ct's draw (the same 32 R bits), None when no round accepted: a mechanism
+    that makes several draws keeps drawing and fails once, after all of them, as C does."""
+    t = (1 << 32) % n
+    products = [src.bits(32) * n for _ in range(UNIFORM_CT_ROUNDS)]
+    for m in products:
+        if m & U32 >= t:
+            return m >> 32
+    return None
+
+
 def bernoulli_dyadic(src, a, k):
     """True with probability a / 2^k exactly (lazy).  k in [0, 63], a in [0, 2^k].
 

@@ -43,6 +43,7 @@ int main(void)
         cfg.buckets = (uint32_t)buckets;
         cfg.sampled = (uint8_t)sampled;
         cfg.bits = (uint8_t)bits;
+        cfg.uniform_version = (uint8_t)(ct == 2 ? 2 : 1);   /* ct: 0 lazy, 1 _ct by rejection, 2 _ct budget */
         xk = (uint32_t)x;
         for (call = 0; call < 2u; call++) {
             CALLGRIND_TOGGLE_COLLECT;

@@ -8,6 +8,8 @@
  *   D a k pre seed            fxdp_bernoulli_dyadic_ct(a, k)
  *   L a k pre seed            fxdp_bernoulli_dyadic(a, k)      (lazy: NOT constant time)
  *   T k pre seed n t0 .. tn-1 fxdp_table_sample_ct(t, n, k)
+ *   U n k pre seed            fxdp_uniform_below_ct_u32(n)     (k unused)
+ *   V n k pre seed            fxdp_uniform_below_u32(n)        (rejection: NOT constant time)
  * The rng is the keyed stream of (seed, 0, 0) after `pre` public bits; the
  * sampler is then called twice, each call alone between
  * CALLGRIND_TOGGLE_COLLECT client requests and followed by a stats dump, so
@@ -67,6 +69,10 @@ int main(void)
                 st = fxdp_bernoulli_dyadic_ct(&r, (uint64_t)a, k, &b);
             } else if (kind == 'L') {
                 st = fxdp_bernoulli_dyadic(&r, (uint64_t)a, k, &b);
+            } else if (kind == 'U') {
+                st = fxdp_uniform_below_ct_u32(&r, (uint32_t)a, &idx);
+            } else if (kind == 'V') {
+                st = fxdp_uniform_below_u32(&r, (uint32_t)a, &idx);
             } else {
                 st = fxdp_table_sample_ct(&r, table, (uint32_t)n, k, &idx);
             }

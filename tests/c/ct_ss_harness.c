@@ -4,7 +4,9 @@
  *
  *   valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=F ct_ss_harness < lines
  *
- * Each stdin line (hex): ct a_p bits d k seed x.  The rng is the keyed stream of
+ * Each stdin line (hex): ct a_p bits d k seed x; ct 0 lazy, 1 the constant-time form with
+ * uniform_version 1 (rejection draws), 2 with uniform_version 2 (the fixed budget, issue 32).
+ * The rng is the keyed stream of
  * (key(seed), nonce 0); the release is called once, alone between
  * CALLGRIND_TOGGLE_COLLECT client requests and followed by a stats dump (dump i+1
  * holds line i).  The report's first item goes to a volatile sink.
@@ -34,6 +36,7 @@ int main(void)
         cfg.bits = (uint8_t)bits;
         cfg.d = (uint32_t)d;
         cfg.k = (uint32_t)k;
+        cfg.uniform_version = (uint8_t)(ct == 2 ? 2 : 1);
         for (i = 0; i < 8u; i++) {
             key[i] = (uint32_t)(seed >> (32u * (i & 1u))) ^ (uint32_t)(i * 0x9E3779B9u);
         }

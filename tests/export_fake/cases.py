@@ -79,6 +79,9 @@ VARIANTS |= {"longitudinal_grr_lazy", "longitudinal_ue_lazy"}
 # sampled = 2 (bounds 1 and 2: no rejection; membership, choice and exchange sort still run).
 # tests/test_dbitflip.py checks that the CT count is independent of x on a fixed device.
 CASES["dbitflip_ct"] = lambda: M.make_dbitflip(12, 2, 2, sampled_buckets=2, constant_time=True)
+# Since issue 32 the CT form draws its sampled buckets with the fixed budget (uniform_version 2): the
+# same time for every secret also at buckets = 64, sampled = 3 (bounds 62, 63: the rejection draws reject).
+CASES["dbitflip_ct_b64"] = lambda: M.make_dbitflip(256, 64, 2, sampled_buckets=3, constant_time=True)
 CASES["dbitflip_lazy"] = lambda: M.make_dbitflip(40, 8, 2, sampled_buckets=3, bits=3)
 # Subset selection: k uint16 indices per release.  The constant-time form's time and bit use do not
 # depend on x or on whether x is in the subset, but Floyd's uniform draws reject with a probability
@@ -87,6 +90,10 @@ CASES["dbitflip_lazy"] = lambda: M.make_dbitflip(40, 8, 2, sampled_buckets=3, bi
 # runs: membership, the shift past x, the replacement).  tests/test_subset_selection.py checks, at
 # d = 100 and 1024, that the counts and bits are independent of x and b on a fixed stream.
 CASES["subset_selection_ct"] = lambda: M.make_subset_selection(3, 2, constant_time=True, k=2)
+# Since issue 32 the constant-time form draws with the fixed budget (uniform_version 2: 128 bits per
+# uniform draw, whatever the stream), so a case where the rejection draws would reject is constant
+# too: d = 1024, k = 3 (bounds 1021, 1022, 1023 and 3; 544 bits per release).
+CASES["subset_selection_ct_d1024"] = lambda: M.make_subset_selection(1024, 1, constant_time=True, k=3)
 CASES["subset_selection_lazy"] = lambda: M.make_subset_selection(40, 1)
 # k = 1 with m = d - 1 = 64 (a power of two: no rejection): the map spans three words, so the
 # shift past x crosses words in the constant-time check too (k-ary RR in effect; not on AVR)
@@ -126,3 +133,7 @@ CASES["square_wave_lazy"] = lambda: M.make_square_wave(0, 1, "3/2", bits=4, prob
 CASES["numeric_multidim_ct"] = lambda: M.make_numeric_multidim(0, 40, 2, 4, base="piecewise", bits=8,
                                                                constant_time=True)
 CASES["numeric_multidim_lazy"] = lambda: M.make_numeric_multidim(0, 1, 5, 3, base="hybrid", bits=4, prob_bits=8)
+# Since issue 32 the CT form draws its attributes with the fixed budget (uniform_version 2): constant
+# also where the rejection draws reject, d = 7, k = 3 (bounds 5, 6, 7), here through the CT Duchi.
+CASES["numeric_multidim_ct_d7"] = lambda: M.make_numeric_multidim(0, 40, 6, 7, base="duchi", report_dims=3, bits=8,
+                                                                  constant_time=True)

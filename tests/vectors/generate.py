@@ -51,6 +51,9 @@ CASES = [
     ("discrete_laplace_censored", [1, 10, -5, 5]), ("discrete_laplace_censored", [1, 3, 0, 0]),
     ("discrete_laplace_censored", [1, 100, -2**63, 2**63 - 1]),
     ("table_sample_ct", [list(_T1.thresholds), 16]), ("table_sample_ct", [list(_T2.thresholds), 32]),
+    ("uniform_below_ct", [1]), ("uniform_below_ct", [3]), ("uniform_below_ct", [64]),
+    ("uniform_below_ct", [1000]), ("uniform_below_ct", [1021]), ("uniform_below_ct", [65535]),
+    ("uniform_below_ct", [3 * 2**20 + 1]),
 ]
 
 
