@@ -100,6 +100,20 @@ FXDP_I_INLINE fxdp_status md_report(fxdp_rng *r, const fxdp_md_cfg *cfg, uint32_
     return fxdp_i_hm_run(r, &cfg->hm, x, y, ct);
 }
 
+/* x[i] for i < d, read as a full scan with masks: the constant-time form does not index memory
+ * by the drawn attribute (and Eva sees every read in bounds: the budgeted draw's bound on i is
+ * arithmetic it does not follow). */
+FXDP_I_INLINE uint32_t md_pick_ct(const uint32_t *x, uint32_t d, uint32_t i)
+{
+    uint32_t a, v = 0u;
+
+    for (a = 0; a < d; a++) {
+        uint32_t e = a ^ i;
+        v |= x[a] & (((e | (0u - e)) >> 31) - 1u);   /* all ones iff a == i */
+    }
+    return v;
+}
+
 /* In place: the subset in out[0..k), report q in out[k + q]; zeroed on a failure.  Merged into
  * each entry point (ct a constant there): one frame less on the draws' refill chain.  k is read from cfg
  * after each report rather than kept in a register across the draws: a smaller frame (RV32). */
@@ -109,7 +123,7 @@ FXDP_I_INLINE fxdp_status md_run(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint
     fxdp_status st = md_subset(r, cfg->d, cfg->k, out, ct && cfg->uniform_version == 2u);
 
     for (q = 0; q < cfg->k && st == FXDP_OK; q++) {
-        st = md_report(r, cfg, x[out[q]], &out[cfg->k + q], ct);
+        st = md_report(r, cfg, ct ? md_pick_ct(x, cfg->d, out[q]) : x[out[q]], &out[cfg->k + q], ct);
     }
     if (st != FXDP_OK) {
         fxdp_i_wipe(out, 2u * (size_t)cfg->k * sizeof out[0]);

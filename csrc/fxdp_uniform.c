@@ -72,13 +72,20 @@ fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)
  * accept iff (m mod 2^32) >= t = 2^32 mod n, propose m >> 32; the first accepted proposal is kept
  * with masks.  Every round runs and reads its word: the same instructions and bits whatever the
  * words (t is computed from the public n; the product is fxdp_i_mul32_ct's, no long multiply).
- * Returns FXDP_OK or FXDP_ERR_ENTROPY only; *ok = all ones if a round accepted, else 0 (probability
+ * Returns FXDP_OK or FXDP_ERR_ENTROPY (FXDP_ERR_PARAM for n = 0, which no caller passes); *ok = all ones if a round accepted, else 0 (probability
  * (t/2^32)^R, n alone decides), so a mechanism folds the verdicts of all its draws with & and
  * branches once, at the end (the budget's failure is public: the release fails). */
 fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, uint32_t *ok)
 {
-    uint32_t t = (0u - n) % n, v = 0u, done = 0u, w, hi, lo, take;
+    uint32_t t, v = 0u, done = 0u, w, hi, lo, take;
     unsigned i;
+
+    if (n == 0u) {                          /* callers pass n >= 1; n is public, not a secret branch */
+        *out = 0u;
+        *ok = 0u;
+        return FXDP_ERR_PARAM;
+    }
+    t = (0u - n) % n;
 
     for (i = 0; i < FXDP_UNIFORM_CT_ROUNDS; i++) {
         if (fxdp_i_take_bits(r, 32u, &w) != FXDP_OK) {

@@ -94,6 +94,12 @@ void eva_uniform_below_u32(void)
     (void)fxdp_uniform_below_u32(eva_rng_or_null(), any_u32(), EVA_OR_NULL(&out));
 }
 
+void eva_uniform_below_ct_u32(void)
+{
+    uint32_t out;
+    (void)fxdp_uniform_below_ct_u32(eva_rng_or_null(), any_u32(), EVA_OR_NULL(&out));
+}
+
 void eva_uniform_below_u64(void)
 {
     uint64_t out;
