@@ -5,8 +5,16 @@ The whole family, in one module because its parts share the three forms (scale 0
 lazy exact CKS noise, constant-time proved table) and every part branches on them:
 the reference release, the Numba fleet kernel glue (``_kernels_mech.fleet_geometric``),
 the C entry points (csrc/fxdp_mech_geometric.c) and device spec, the estimators
-(sum, mean, the channel-inverted mean of the bounded constant-time form) and the
-exact audit at any input distance, in closed form or by enumeration.
+(sum, mean, the bounded mean unbiased under saturation) and the exact audit at any
+input distance, in closed form or by enumeration.
+
+The statistic, one rule for both forms: a scalar geometric with bounds estimates the
+**mean** of the true values (``bounded_geometric_mean``: unbiased although releases
+saturate at the bounds; constant time by inverting its exact table channel, lazy by
+the closed-form correction of the two end values); a geometric without bounds, or a
+vector one, estimates the **sum** of every true value (``geometric_sum``: the sum of
+the releases, unbiased while no release saturates).  ``m.estimate``,
+``m.true_statistic``, ``m.synthetic_population`` and ``fxdp simulate`` follow it.
 """
 from __future__ import annotations
 
@@ -274,10 +282,17 @@ class Geometric(Mechanism):
         v = bounded_geometric_worst_variance(self) / n
         return v, v
 
+    @property
+    def estimates_mean(self):
+        """True when the statistic is the mean (a scalar form with bounds, constant time or
+        lazy), False when it is the sum (no bounds, or vector=True): the family's one rule."""
+        return self._args["bounds"] is not None and not self.vector
+
     def estimate(self, reports):
-        """The bounded constant-time scalar form: the channel-inverted mean (unbiased under
-        saturation); otherwise the sum of the true values."""
-        if self.table is not None and not self.vector:
+        """A scalar form with bounds (constant time or lazy): the mean of the true values,
+        unbiased under saturation at the bounds (``bounded_geometric_mean``).  No bounds, or
+        vector=True: the sum of the true values (``geometric_sum``)."""
+        if self.estimates_mean:
             return bounded_geometric_mean(reports, self)
         return geometric_sum(reports, self)
 
@@ -286,10 +301,12 @@ class Geometric(Mechanism):
         estimators without expanding the reports (exact integer sums)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(len(counts), -1)
         counts = np.asarray(counts, dtype=np.int64)
-        if self.table is not None and not self.vector:
+        if self.estimates_mean:
             lo, hi = self.bounds
             if rows.size and (rows.min() < lo or rows.max() > hi):
                 raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
+            if self.table is None:
+                return _lazy_bounded_mean(rows[:, 0], counts, self)
             hist = np.zeros(hi - lo + 1, dtype=np.int64)
             np.add.at(hist, rows[:, 0] - lo, counts)
             return _bounded_mean_from_histogram(hist, self)
@@ -310,9 +327,9 @@ class Geometric(Mechanism):
         return values, self.true_statistic(values)
 
     def true_statistic(self, values):
-        """The mean (bounded scalar with a table: the estimate is a mean), else the sum."""
+        """What ``estimate`` estimates: the mean (a scalar form with bounds), else the sum."""
         x = self.fleet_inputs(values)
-        if self.table is not None and not self.vector:
+        if self.estimates_mean:
             return float(x.mean())
         return float(x.sum())
 
@@ -584,19 +601,57 @@ def bounded_geometric_worst_variance(m):
 
 
 def bounded_geometric_mean(noised, mechanism):
-    """Mean of the true values from bounded constant-time geometric releases.
+    """Mean of the true values (inputs in the bounds; every element of a vector) from bounded
+    geometric releases, constant time or lazy.
 
-    Unbiased under saturation at the bounds (see channel_scores); the standard
-    error is the sample standard deviation of the scores over sqrt(n).  It
-    counts the spread of the true values too, so against one fleet's own mean
-    it is conservative (as for the frequency estimators).
+    Unbiased under saturation at the bounds: each report y is scored by w(y) with
+    E[w(Y) | x] = x for every input x in [lo, hi].  Constant time: w from the exact channel
+    of the integer table (see channel_scores).  Lazy (exact discrete Laplace noise Z,
+    P(z) ∝ rho^|z|, rho = exp(-s/t), then clamped): w(y) = y inside the bounds,
+    w(hi) = hi + c and w(lo) = lo - c with c = rho / (1 - rho), since the geometric tail is
+    memoryless (E[(x + Z - hi)^+] = c P(x + Z >= hi) for every x <= hi).  The standard
+    error is the sample standard deviation of the scores over sqrt(n).  It counts the
+    spread of the true values too, so against one fleet's own mean it is conservative (as
+    for the frequency estimators).
     """
     expect_kind(mechanism, ("geometric",), "bounded_geometric_mean")
+    if mechanism.config()["bounds"] is None:
+        raise ValueError("bounded_geometric_mean needs a geometric with bounds; without bounds its "
+                         "statistic is the sum (geometric_sum)")
     y = reports_array(noised).ravel()
     lo, hi = mechanism.bounds
     if y.min() < lo or y.max() > hi:
         raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
+    if mechanism.table is None:            # on the distinct reports: what the streamed multiset gives, exactly
+        rows, counts = np.unique(y, return_counts=True)
+        return _lazy_bounded_mean(rows, counts, mechanism)
     return _bounded_mean_from_histogram(np.bincount(y - lo, minlength=hi - lo + 1), mechanism)
+
+
+def lazy_end_correction(mechanism):
+    """c = rho / (1 - rho) = 1 / expm1(s/t): the lazy bounded form scores its end values
+    hi + c and lo - c (0 for scale 0, which releases the clamped input, and for lo = hi)."""
+    lo, hi = mechanism.bounds
+    if mechanism.scale == 0 or lo == hi:
+        return 0.0
+    return 1.0 / math.expm1(mechanism.s / mechanism.t)
+
+
+def _lazy_bounded_mean(y, counts, mechanism):
+    """bounded_geometric_mean of the lazy form on the distinct reports y (sorted) seen counts times."""
+    lo, hi = mechanism.bounds
+    y = np.asarray(y, dtype=np.int64).ravel()
+    counts = np.asarray(counts, dtype=np.float64)
+    n = float(counts.sum())
+    if n == 0:
+        raise ValueError("reports: no reports to estimate from")
+    # scores relative to lo: y - lo exact in int64 unless the bounds span 2^62 or more
+    d = (y - np.int64(lo)).astype(np.float64) if hi - lo < 1 << 62 else y.astype(np.float64) - float(lo)
+    c = lazy_end_correction(mechanism)
+    w = d + c * ((y == hi).astype(np.float64) - (y == lo).astype(np.float64))
+    mean = float(counts @ w) / n
+    var = float(counts @ (w - mean) ** 2) / max(n - 1, 1)
+    return Estimate("mean", lo + mean, math.sqrt(var / n))
 
 
 def _bounded_mean_from_histogram(hist, mechanism):
