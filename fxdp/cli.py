@@ -8,7 +8,10 @@
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
     fxdp targets [--json]
+    fxdp mechanisms [--json]
+    fxdp --version
 
+`fxdp COMMAND --help` describes every option with its default and shows examples.
 JSON output (--json) is one object per command; its keys are stable
 (docs/cli.md).  Errors print one line to stderr and exit with status 2.  When the reader of stdout
 closes early (`| head`), the command stops quietly with status 141 (128 + SIGPIPE).
@@ -346,12 +349,14 @@ def cmd_demo(args):
 
 def _engine_args(p):
     p.add_argument("--engine", choices=["local", "dask"], default="local",
-                   help="dask: shard over a Dask cluster (pip install 'fxdp[dask]'; docs/scale.md)")
+                   help="local: this machine; dask: shard over a Dask cluster (pip install 'fxdp[dask]'; "
+                        "docs/scale.md) (default: %(default)s)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask: the scheduler to join (default: a LocalCluster)")
     p.add_argument("--workers", type=int, default=2,
-                   help="with --engine dask and no --scheduler: LocalCluster worker processes (default 2)")
-    p.add_argument("--partitions", type=int, help="with --engine dask: fleet partitions (default 4 per worker)")
+                   help="with --engine dask and no --scheduler: LocalCluster worker processes (default: %(default)s)")
+    p.add_argument("--partitions", type=int,
+                   help="with --engine dask: fleet partitions (default: 4 per worker)")
 
 
 def _dask_client(args):
@@ -366,98 +371,150 @@ def _dask_client(args):
     return connect(args.scheduler, args.workers)
 
 
+_CONFIG_HELP = "the mechanism's TOML file: [mechanism] kind and its keys, optional [target] and [simulation] (docs/cli.md)"
+_JSON_HELP = "print one JSON object with stable keys instead of text (docs/cli.md) (default: text)"
+
+# One or two invocations per subcommand, shown under "examples:" in its --help.
+_EXAMPLES = {
+    "demo": ["fxdp demo", "fxdp demo --devices 100000 --out /tmp/demo --json"],
+    "export": ["fxdp export m.toml --target cortex-m0plus --out fw",
+               "fxdp export m.toml --target avr-atmega328p --out fw --format arduino --force"],
+    "simulate": ["fxdp simulate m.toml", "fxdp simulate m.toml --devices 10000 --seed 7 --write-reports r.csv --json"],
+    "estimate": ["fxdp estimate m.toml reports.bin", "fxdp estimate m.toml day1.csv day2.csv --json"],
+    "audit": ["fxdp audit m.toml", "fxdp audit m.toml --d-in all --json --plot audit.png"],
+    "plot": ["fxdp plot m.toml distribution --out dist.png", "fxdp plot m.toml error --out err.png --sizes 1000,10000"],
+    "account": ["fxdp account m.toml --devices 100000", "fxdp account m.toml --devices 100000 --shuffled --rounds 30"],
+    "mechanisms": ["fxdp mechanisms", "fxdp mechanisms --json"],
+    "targets": ["fxdp targets", "fxdp targets --json"],
+}
+
+
+def _sub(sub, name, help_text):
+    """A subcommand's parser: its description is its one-line help, its epilog the examples."""
+    epilog = "examples:\n" + "\n".join(f"  {line}" for line in _EXAMPLES[name])
+    return sub.add_parser(name, help=help_text, description=help_text[:1].upper() + help_text[1:] + ".",
+                          epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="fxdp", description="Exact differential privacy for small devices.")
-    sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="the main job end to end on an embedded default")
-    d.add_argument("--json", action="store_true", help="print the report as one JSON object (docs/cli.md)")
-    d.add_argument("--out", default="fxdp-demo", help="directory for the generated files (default: ./fxdp-demo)")
-    d.add_argument("--devices", type=int, default=1_000_000, help="fleet size (default 1,000,000)")
-    d.add_argument("--seed", type=int, default=2026, help="key of the simulated streams (default 2026)")
-    d.add_argument("--releases", type=int, default=10_000,
-                   help="releases compared between the host C build and Numba (default 10,000)")
-    d.add_argument("--target", default="cortex-m0plus", help="firmware target (default cortex-m0plus)")
+    from . import __version__
+    p = argparse.ArgumentParser(prog="fxdp", description="Exact differential privacy for small devices.",
+                                epilog="examples:\n  fxdp demo\n  fxdp simulate m.toml --devices 10000\n\n"
+                                       "fxdp COMMAND --help describes each command's options.",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"fxdp {__version__}",
+                   help="print fxdp's version and exit")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    d = _sub(sub, "demo", "the main job end to end on an embedded default")
+    d.add_argument("--json", action="store_true", help="print the report as one JSON object (docs/cli.md) "
+                                                       "(default: text)")
+    d.add_argument("--out", default="fxdp-demo", metavar="DIR",
+                   help="directory for the generated files (default: ./%(default)s)")
+    d.add_argument("--devices", type=int, default=1_000_000, metavar="N", help="fleet size (default: %(default)s)")
+    d.add_argument("--seed", type=int, default=2026, metavar="S",
+                   help="key of the simulated streams (default: %(default)s)")
+    d.add_argument("--releases", type=int, default=10_000, metavar="N",
+                   help="releases compared between the host C build and Numba (default: %(default)s)")
+    d.add_argument("--target", default="cortex-m0plus", metavar="NAME",
+                   help="firmware target, one of `fxdp targets` (default: %(default)s)")
     d.set_defaults(func=cmd_demo)
-    e = sub.add_parser("export", help="generate firmware C for a mechanism and target")
-    e.add_argument("config")
-    e.add_argument("--target")
-    e.add_argument("--out", required=True)
-    e.add_argument("--force", action="store_true", help="write into a non-empty directory")
+    e = _sub(sub, "export", "generate firmware C for a mechanism and target")
+    e.add_argument("config", help=_CONFIG_HELP)
+    e.add_argument("--target", metavar="NAME",
+                   help="MCU target, one of `fxdp targets` (default: the config's [target] name; one is required)")
+    e.add_argument("--out", required=True, metavar="DIR", help="directory to write the C files into (required)")
+    e.add_argument("--force", action="store_true",
+                   help="write into a non-empty directory (default: refuse one)")
     e.add_argument("--format", choices=["arduino", "platformio", "esp-idf", "zephyr", "cmake", "make"],
-                   help="packaging (docs/export.md); default: Makefile, CMake and, for AVR and Cortex-M, Arduino")
+                   help="packaging (docs/export.md) (default: Makefile, CMake and, for AVR and Cortex-M, Arduino)")
     e.add_argument("--min-entropy", metavar="BITS",
                    help="min-entropy per byte of the board's source for the SP 800-90B health tests, "
                         "an exact value in [1/256, 8] such as 2, 1/2 or 2.5 (default: [target] min_entropy, "
                         "else 2; docs/health.md)")
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help=_JSON_HELP)
     e.set_defaults(func=cmd_export)
-    s = sub.add_parser("simulate", help="simulate a fleet and estimate the statistic")
-    s.add_argument("config")
-    s.add_argument("--devices", type=int)
-    s.add_argument("--seed", type=int)
+    s = _sub(sub, "simulate", "simulate a fleet and estimate the statistic")
+    s.add_argument("config", help=_CONFIG_HELP)
+    s.add_argument("--devices", type=int, metavar="N",
+                   help="fleet size, in [1, 10^9] (default: [simulation] devices, else 100000)")
+    s.add_argument("--seed", type=int, metavar="S",
+                   help="key of the simulated streams: device i draws from stream (S, i) "
+                        "(default: [simulation] seed, else 0)")
     s.add_argument("--values", metavar="FILE",
-                   help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device each")
+                   help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device "
+                        "each (default: the mechanism's synthetic population)")
     s.add_argument("--column", action="append", metavar="NAME",
-                   help="column of --values (repeat for several: an n x c input), default every column")
+                   help="column of --values (repeat for several: an n x c input) (default: every column)")
     s.add_argument("--clamp", action="store_true",
                    help="with --values: clamp values outside the mechanism's input range into it (as a release "
-                        "does) and compare with the clamped truth; default: refuse them")
+                        "does) and compare with the clamped truth (default: refuse them)")
     s.add_argument("--write-reports", dest="write_reports", metavar="FILE",
-                   help="write the simulated reports to FILE (docs/wire.md; format from --format or the extension)")
+                   help="write the simulated reports to FILE (docs/wire.md; format from --format or the "
+                        "extension) (default: none written)")
     s.add_argument("--format", choices=["bin", "csv", "parquet"],
-                   help="format of --write-reports (default: .csv, .parquet by extension, else bin)")
-    s.add_argument("--json", action="store_true")
+                   help="format of --write-reports (default: csv, parquet by extension, else bin)")
+    s.add_argument("--json", action="store_true", help=_JSON_HELP)
     _engine_args(s)
     s.set_defaults(func=cmd_simulate)
-    es = sub.add_parser("estimate", help="the mechanism's estimate on report files (streamed in chunks)")
-    es.add_argument("config")
-    es.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (docs/wire.md)")
+    es = _sub(sub, "estimate", "the mechanism's estimate on report files (streamed in chunks)")
+    es.add_argument("config", help=_CONFIG_HELP)
+    es.add_argument("reports", nargs="+", metavar="REPORTS", help="report files (docs/wire.md), one or more")
     es.add_argument("--format", choices=["bin", "csv", "parquet"],
-                    help="file format (default: .csv, .parquet by extension, else bin)")
+                    help="file format (default: csv, parquet by extension, else bin)")
     es.add_argument("--allow-duplicates", dest="allow_duplicates", action="store_true",
                     help="accept a file given twice (same path or content) or a repeated report batch "
                          "(default: refused, as its reports would count twice)")
-    es.add_argument("--json", action="store_true")
+    es.add_argument("--json", action="store_true", help=_JSON_HELP)
     _engine_args(es)
     es.set_defaults(func=cmd_estimate)
-    a = sub.add_parser("audit", help="exact realized epsilon of the implementation")
-    a.add_argument("config")
-    a.add_argument("--json", action="store_true")
+    a = _sub(sub, "audit", "exact realized epsilon of the implementation")
+    a.add_argument("config", help=_CONFIG_HELP)
+    a.add_argument("--json", action="store_true", help=_JSON_HELP)
     a.add_argument("--d-in", dest="d_in", metavar="N|all",
-                   help="input distance: 1 (default, neighbouring inputs) or 'all' (every pair of inputs: "
-                        "the local epsilon that deployments sign)")
-    a.add_argument("--plot", metavar="FILE")
+                   help="input distance: an integer >= 1 or 'all' (every pair of inputs: the local epsilon "
+                        "that deployments sign) (default: 1, neighbouring inputs)")
+    a.add_argument("--plot", metavar="FILE",
+                   help="also draw the output distributions of the witness pair to FILE (.png, .svg, .pdf; "
+                        "matplotlib) (default: no plot)")
     a.set_defaults(func=cmd_audit)
-    pl = sub.add_parser("plot", help="plot a mechanism (matplotlib): output distribution, privacy loss, "
-                                     "estimator error against fleet size")
-    pl.add_argument("config")
-    pl.add_argument("kind", choices=["distribution", "loss", "error", "account"])
-    pl.add_argument("--out", required=True, help="image file to write (.png, .svg, .pdf)")
+    pl = _sub(sub, "plot", "plot a mechanism (matplotlib): output distribution, privacy loss, "
+                           "estimator error against fleet size, deployment account")
+    pl.add_argument("config", help=_CONFIG_HELP)
+    pl.add_argument("kind", choices=["distribution", "loss", "error", "account"],
+                    help="distribution: output probabilities of two inputs; loss: privacy loss per output; "
+                         "error: estimator error against fleet size; account: central epsilon against fleet size")
+    pl.add_argument("--out", required=True, metavar="FILE", help="image file to write (.png, .svg, .pdf) (required)")
     pl.add_argument("--x", help="first input (default: the audit witness or a pair in the middle)")
-    pl.add_argument("--x-prime", dest="x_prime", help="second (neighbouring) input")
-    pl.add_argument("--sizes", default="1000,10000,100000,1000000", help="fleet sizes for `error`")
-    pl.add_argument("--repeats", type=int, default=5, help="fleets per size for `error`")
-    pl.add_argument("--seed", type=int, default=0)
-    pl.add_argument("--delta", type=float, default=1e-8, help="delta of the central epsilon for `account`")
-    pl.add_argument("--json", action="store_true")
+    pl.add_argument("--x-prime", dest="x_prime", help="second (neighbouring) input (default: as --x)")
+    pl.add_argument("--sizes", default="1000,10000,100000,1000000",
+                    help="comma-separated fleet sizes for `error` (default: %(default)s)")
+    pl.add_argument("--repeats", type=int, default=5, metavar="N",
+                    help="fleets per size for `error` (default: %(default)s)")
+    pl.add_argument("--seed", type=int, default=0, metavar="S",
+                    help="key of the simulated streams for `error` (default: %(default)s)")
+    pl.add_argument("--delta", type=float, default=1e-8, metavar="D",
+                    help="delta of the central epsilon for `account` (default: %(default)s)")
+    pl.add_argument("--json", action="store_true", help=_JSON_HELP)
     pl.set_defaults(func=cmd_plot)
-    ac = sub.add_parser("account", help="what a deployment promises: local epsilon (claimed, realized), the "
-                                        "shuffled central epsilon, the budget after R rounds (certified upward)")
-    ac.add_argument("config")
-    ac.add_argument("--devices", type=int, help="reports shuffled together per round (>= 2)")
-    ac.add_argument("--rounds", type=int, default=1, help="reports per device (default 1)")
-    ac.add_argument("--shuffled", action="store_true", help="reports pass through a shuffler: central epsilon")
-    ac.add_argument("--delta", type=float, default=1e-8, help="total delta (default 1e-8)")
+    ac = _sub(sub, "account", "what a deployment promises: local epsilon (claimed, realized), the "
+                              "shuffled central epsilon, the budget after R rounds (certified upward)")
+    ac.add_argument("config", help=_CONFIG_HELP)
+    ac.add_argument("--devices", type=int, metavar="N",
+                    help="reports shuffled together per round, >= 2 (required)")
+    ac.add_argument("--rounds", type=int, default=1, metavar="R", help="reports per device (default: %(default)s)")
+    ac.add_argument("--shuffled", action="store_true",
+                    help="reports pass through a shuffler: central epsilon (default: not shuffled)")
+    ac.add_argument("--delta", type=float, default=1e-8, metavar="D", help="total delta (default: %(default)s)")
     ac.add_argument("--d-in", dest="d_in", metavar="all", default="all",
-                    help="the epsilon the bounds take: 'all' (every pair of inputs, the default and the only "
-                         "sound choice; an integer is refused with the reason)")
-    ac.add_argument("--json", action="store_true")
+                    help="the epsilon the bounds take: 'all' (every pair of inputs, the only sound choice; an "
+                         "integer is refused with the reason) (default: %(default)s)")
+    ac.add_argument("--json", action="store_true", help=_JSON_HELP)
     ac.set_defaults(func=cmd_account)
-    k = sub.add_parser("mechanisms", help="list the mechanism kinds (TOML kind = make_<kind>) and which export")
-    k.add_argument("--json", action="store_true")
+    k = _sub(sub, "mechanisms", "list the mechanism kinds (TOML kind = make_<kind>) and which export")
+    k.add_argument("--json", action="store_true", help=_JSON_HELP)
     k.set_defaults(func=cmd_mechanisms)
-    t = sub.add_parser("targets", help="list MCU targets and whether their tools are installed")
-    t.add_argument("--json", action="store_true")
+    t = _sub(sub, "targets", "list MCU targets and whether their tools are installed")
+    t.add_argument("--json", action="store_true", help=_JSON_HELP)
     t.set_defaults(func=cmd_targets)
     return p
 

@@ -162,7 +162,7 @@ def privacy_loss(m, x=None, x_prime=None, dist=None):
 
 def _zoom(dist):
     """(lo, hi) of the zoomed panel for dense numeric outputs (None: no zoom)."""
-    if not dist.numeric or len(dist.outputs) <= DENSE:
+    if not dist.numeric or len(dist.outputs) <= DENSE or not dist.zoom:
         return None
     if dist.window is not None:
         return dist.window
@@ -181,7 +181,7 @@ def _indices(dist, window):
 
 
 def _pair_title(dist):
-    return f"x = {_fmt(dist.x)},  x' = {_fmt(dist.x_prime)}"
+    return dist.pair_text or f"x = {_fmt(dist.x)},  x' = {_fmt(dist.x_prime)}"
 
 
 def _categorical_ticks(ax, dist, idx):
@@ -228,8 +228,8 @@ def _save(fig, plt, path):
 
 def _draw_pmfs(ax, dist, idx, stems):
     pos = dist.positions[idx]
-    lab_p = f"P(y | x = {_fmt(dist.x)})"
-    lab_q = f"P(y | x' = {_fmt(dist.x_prime)})"
+    lab_p = f"P(y | x = {dist.x_text or _fmt(dist.x)})"
+    lab_q = f"P(y | x' = {dist.x_prime_text or _fmt(dist.x_prime)})"
     if not dist.numeric:
         w = 0.4
         ax.bar(pos - w / 2, dist.p[idx], width=w, color="black", label=lab_p)
@@ -262,7 +262,9 @@ def _draw_pmfs(ax, dist, idx, stems):
             ax.plot(dist.positions[nz], arr[nz], "-", color=color, lw=0.9, alpha=0.85, label=lab)
             if len(ei):
                 ax.plot(dist.positions[ei], arr[ei], "o", color=color, ms=4)
-    ax.set_xlabel("output y")
+    ax.set_xlabel(dist.xlabel)
+    if dist.log_y:
+        ax.set_yscale("log")
     _mark_exception(ax, dist, idx, exc_text)
 
 
@@ -288,7 +290,7 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
     kind = "exact" if dist.exact else "closed form"
     if zoom is None:
         fig, ax = plt.subplots(1, 1, figsize=(9, 4.2))
-        _draw_pmfs(ax, dist, all_idx, stems=True)
+        _draw_pmfs(ax, dist, all_idx, stems=len(all_idx) <= DENSE)   # dense without a zoom: lines
         ax.set_ylabel(f"probability ({kind})")
         ax.legend(fontsize=8)
         axes = [ax]
@@ -302,6 +304,7 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
         zi = _indices(dist, zoom)
         _draw_pmfs(axes[1], dist, zi, stems=True)
         axes[1].set_title(f"zoom: {len(zi)} outputs around the inputs", fontsize=8)
+        axes[1].set_ylabel(f"probability ({kind})")
         axes[1].ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     sub = [dist.note] if dist.note else []
     if not dist.exact and max(dist.mass_outside) > 1e-12:
@@ -377,7 +380,7 @@ def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
         ax.set_yticklabels(labels)
     ax.set_ylabel("privacy loss (nats)")
     if dist.numeric:
-        ax.set_xlabel("output y")
+        ax.set_xlabel(dist.xlabel)
         _mark_exception(ax, dist, np.arange(n))
     else:
         _categorical_ticks(ax, dist, np.arange(n))

@@ -6,7 +6,7 @@ Formats (docs/wire.md):
 * ``bin``: the wire format, one or more report batches (``m.encode_reports``); the header's
   fingerprint ties the file to the configuration;
 * ``csv``: a header row naming the layout's columns (``y``, or ``bits[0]``, ``bits[1]``, ...),
-  then one report per line, decimal integers;
+  then one report per line, decimal integers; written with LF line ends, read with LF or CRLF;
 * ``parquet``: the same columns as int64 (pyarrow, the ``parquet`` extra).
 
 CSV and Parquet carry no fingerprint: only the values' ranges are checked.  Every format is read
@@ -152,8 +152,9 @@ def write_reports(m, reports, path, fmt=None):
     if fmt == "bin":
         path.write_bytes(m.encode_reports(reports))
     elif fmt == "csv":
-        with open(path, "w", newline="") as f:
-            w = csv.writer(f)
+        # LF line ends (a Unix text file, as other tools write CSV); the reader takes LF and CRLF
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
             w.writerow(layout.columns())
             for s in range(0, mat.shape[0], CHUNK):
                 w.writerows(mat[s:s + CHUNK].tolist())

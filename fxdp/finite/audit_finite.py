@@ -88,10 +88,12 @@ class FiniteAuditReport(AuditReport):
                       f"bound (tight)      {self.epsilon_bound_tight!r}"]
         lines += [f"epsilon realized   {self.epsilon_realized!r}   ({self.method})",
                   f"witness            {self.witness}"]
-        if self.constants:
-            c = self.constants
-            lines.append("constants          " + ", ".join(
-                f"{k}={_fmt(c[k])}" for k in ("delta_0", "k_lip", "delta_n", "delta_t") if k in c))
+        c = self.constants or {}
+        measured = [f"{k}={_fmt(c[k])}" for k in ("delta_0", "k_lip", "delta_n", "delta_t") if k in c]
+        if measured:
+            lines.append("constants          " + ", ".join(measured))
+        if "note" in c:                         # no guarantee claimed: the text says so, as the JSON does
+            lines.append(f"note               {c['note']}")
         if self.conditions:
             lines.append(f"conditions         {self.conditions}")
         if self.timings:

@@ -67,7 +67,8 @@ def _stems(ax, pmf, res, color, label, offset=0.0, exc_x=None):
         ax.vlines(np.array(vals) + offset, 0, ys, color=color, lw=1.2, label=label)
         ax.plot(np.array(vals) + offset, ys, "o", color=color, ms=2.5)
     if None in pmf and exc_x is not None:
-        ax.bar([exc_x + offset], [pmf[None]], width=0.15, color=color, alpha=0.5)
+        ax.bar([exc_x + offset], [pmf[None]], width=0.15, color=color, alpha=0.5,
+               label=f"{label}: exception (None), P = {pmf[None]:.3g}")
 
 
 def _panel_1d(ax, m, x, xp, window=None, title=""):
@@ -82,7 +83,11 @@ def _panel_1d(ax, m, x, xp, window=None, title=""):
     exc_x = float(Fraction(m.hi) * res) + 2 * step
     _stems(ax, p, res, "black", f"x = {float(Fraction(x) * res):g}", -off, exc_x)
     _stems(ax, q, res, "tab:green", f"x' = {float(Fraction(xp) * res):g}", off, exc_x)
-    ax.set_title(title, fontsize=9)
+    if None in p or None in q:              # the exception value, off the value axis: name its bars
+        ax.annotate("exception\n(None)", (exc_x, 0), xytext=(0, -24), textcoords="offset points",
+                    ha="center", va="top", fontsize=7, color="dimgray", annotation_clip=False)
+    import textwrap
+    ax.set_title("\n".join(textwrap.wrap(title, 100, subsequent_indent="    ")), fontsize=8)
     ax.set_xlabel("released value")
     ax.set_ylabel("probability (exact)")
     ax.legend(fontsize=8)

@@ -314,6 +314,29 @@ class GridNumeric(Mechanism):
     def default_pair(self):
         return 0, self.N
 
+    def output_distribution(self, x, x_prime):
+        """The exact output distributions for grid indices x, x', each output drawn at the
+        reading it stands for: lo + (hi - lo)(1 + t)/2 with t its unbiased position
+        (``positions``), so the x axis is in the reading's units, not cells or symbols.  The
+        families without ``positions`` keep the listed order (Mechanism.output_distribution)."""
+        if not hasattr(self, "positions"):
+            return super().output_distribution(x, x_prime)
+        from .distribution import exact_dist, exact_from_pmfs
+        p, q = self.output_pmf(x), self.output_pmf(x_prime)
+        syms = np.array(sorted(set(p) | set(q)), dtype=np.int64)
+        half = float(self.hi - self.lo) / 2
+        values = float(self.lo) + half * (1 + self.positions(syms))
+        order = np.argsort(values, kind="stable")
+        outs, num, nump, den = exact_from_pmfs(p, q, order=[int(v) for v in syms[order]])
+        xr, xpr = float(self.reading(x)), float(self.reading(x_prime))
+        nz = [v for v in num + nump if v]
+        return exact_dist(repr(self), x, x_prime, outs, num, nump, den, values[order], True,
+                          d_in=1, epsilon_claimed=self.privacy_map(1), zoom=False,
+                          log_y=max(nz) > 100 * min(nz),        # Hybrid: Duchi's two outputs beside PM's cells
+                          xlabel=f"report's unbiased value (reading units; readings in [{self.lo}, {self.hi}])",
+                          x_text=f"{xr:g}", x_prime_text=f"{xpr:g}",
+                          pair_text=f"x = {xr:g}, x' = {xpr:g} (grid indices {x}, {x_prime})")
+
     def audit_pairs(self):
         """Every pair of grid indices (small grids; exact_audit has the closed form)."""
         return [(i, j) for i in range(self.N + 1) for j in range(self.N + 1) if i != j]

@@ -48,6 +48,12 @@ class OutputDistribution:
     epsilon_claimed: float | None = None
     window: tuple | None = None        # (lo, hi): the zoomed panel when outputs are dense
     note: str = ""
+    zoom: bool = True                  # False: no zoomed panel, however dense the outputs
+    log_y: bool = False                # probabilities on a log axis (branches of very unequal mass)
+    xlabel: str = "output y"           # the x axis (numeric readings: the reading's units)
+    pair_text: str = ""                # the inputs as a title shows them ("" : x = ..., x' = ...)
+    x_text: str = ""                   # x and x' as the legend shows them ("": as given)
+    x_prime_text: str = ""
     path: str | None = None
 
     @property

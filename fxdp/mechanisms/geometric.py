@@ -5,8 +5,15 @@ The whole family, in one module because its parts share the three forms (scale 0
 lazy exact CKS noise, constant-time proved table) and every part branches on them:
 the reference release, the Numba fleet kernel glue (``_kernels_mech.fleet_geometric``),
 the C entry points (csrc/fxdp_mech_geometric.c) and device spec, and the exact audit at
-any input distance, in closed form or by enumeration.  The estimators (sum, mean, the
-channel-inverted mean of the bounded constant-time form) are geometric_estimate.py.
+any input distance, in closed form or by enumeration.  The estimators are geometric_estimate.py.
+
+The statistic, one rule for both forms: a scalar geometric with bounds estimates the
+**mean** of the true values (``bounded_geometric_mean``: unbiased although releases
+saturate at the bounds; constant time by inverting its exact table channel, lazy by
+the closed-form correction of the two end values); a geometric without bounds, or a
+vector one, estimates the **sum** of every true value (``geometric_sum``: the sum of
+the releases, unbiased while no release saturates).  ``m.estimate``,
+``m.true_statistic``, ``m.synthetic_population`` and ``fxdp simulate`` follow it.
 """
 from __future__ import annotations
 
@@ -23,10 +30,10 @@ from ..samplers.bounded import exact_max_ratio, make_bounded_laplace_table
 from ..validate import check_int, check_rational, given
 from ._device import SRC_GEOMETRIC, _ct_text, _init, i64, u8, u32
 from .base import CConfig, Mechanism, answers
-from .geometric_estimate import (MAX_CHANNEL_INPUTS, _bounded_mean_from_histogram,  # noqa: F401
+from .geometric_estimate import (MAX_CHANNEL_INPUTS, _bounded_mean_from_histogram, _lazy_bounded_mean,  # noqa: F401
                                  bounded_geometric_mean, bounded_geometric_worst_variance, channel_matrix,
                                  channel_scores, discrete_laplace_variance, exact_int_sum, geometric_mean,
-                                 geometric_sum)
+                                 geometric_sum, lazy_end_correction)
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 U32_MAX = (1 << 32) - 1
@@ -277,10 +284,17 @@ class Geometric(Mechanism):
         v = bounded_geometric_worst_variance(self) / n
         return v, v
 
+    @property
+    def estimates_mean(self):
+        """True when the statistic is the mean (a scalar form with bounds, constant time or
+        lazy), False when it is the sum (no bounds, or vector=True): the family's one rule."""
+        return self._args["bounds"] is not None and not self.vector
+
     def estimate(self, reports):
-        """The bounded constant-time scalar form: the channel-inverted mean (unbiased under
-        saturation); otherwise the sum of the true values."""
-        if self.table is not None and not self.vector:
+        """A scalar form with bounds (constant time or lazy): the mean of the true values,
+        unbiased under saturation at the bounds (``bounded_geometric_mean``).  No bounds, or
+        vector=True: the sum of the true values (``geometric_sum``)."""
+        if self.estimates_mean:
             return bounded_geometric_mean(reports, self)
         return geometric_sum(reports, self)
 
@@ -289,10 +303,12 @@ class Geometric(Mechanism):
         estimators without expanding the reports (exact integer sums)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(len(counts), -1)
         counts = np.asarray(counts, dtype=np.int64)
-        if self.table is not None and not self.vector:
+        if self.estimates_mean:
             lo, hi = self.bounds
             if rows.size and (rows.min() < lo or rows.max() > hi):
                 raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
+            if self.table is None:
+                return _lazy_bounded_mean(rows[:, 0], counts, self)
             hist = np.zeros(hi - lo + 1, dtype=np.int64)
             np.add.at(hist, rows[:, 0] - lo, counts)
             return _bounded_mean_from_histogram(hist, self)
@@ -313,9 +329,9 @@ class Geometric(Mechanism):
         return values, self.true_statistic(values)
 
     def true_statistic(self, values):
-        """The mean (bounded scalar with a table: the estimate is a mean), else the sum."""
+        """What ``estimate`` estimates: the mean (a scalar form with bounds), else the sum."""
         x = self.fleet_inputs(values)
-        if self.table is not None and not self.vector:
+        if self.estimates_mean:
             return float(x.mean())
         return float(x.sum())
 

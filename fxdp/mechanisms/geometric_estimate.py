@@ -95,19 +95,57 @@ def bounded_geometric_worst_variance(m):
 
 
 def bounded_geometric_mean(noised, mechanism):
-    """Mean of the true values from bounded constant-time geometric releases.
+    """Mean of the true values (inputs in the bounds; every element of a vector) from bounded
+    geometric releases, constant time or lazy.
 
-    Unbiased under saturation at the bounds (see channel_scores); the standard
-    error is the sample standard deviation of the scores over sqrt(n).  It
-    counts the spread of the true values too, so against one fleet's own mean
-    it is conservative (as for the frequency estimators).
+    Unbiased under saturation at the bounds: each report y is scored by w(y) with
+    E[w(Y) | x] = x for every input x in [lo, hi].  Constant time: w from the exact channel
+    of the integer table (see channel_scores).  Lazy (exact discrete Laplace noise Z,
+    P(z) ∝ rho^|z|, rho = exp(-s/t), then clamped): w(y) = y inside the bounds,
+    w(hi) = hi + c and w(lo) = lo - c with c = rho / (1 - rho), since the geometric tail is
+    memoryless (E[(x + Z - hi)^+] = c P(x + Z >= hi) for every x <= hi).  The standard
+    error is the sample standard deviation of the scores over sqrt(n).  It counts the
+    spread of the true values too, so against one fleet's own mean it is conservative (as
+    for the frequency estimators).
     """
     expect_kind(mechanism, ("geometric",), "bounded_geometric_mean")
+    if mechanism.config()["bounds"] is None:
+        raise ValueError("bounded_geometric_mean needs a geometric with bounds; without bounds its "
+                         "statistic is the sum (geometric_sum)")
     y = reports_array(noised).ravel()
     lo, hi = mechanism.bounds
     if y.min() < lo or y.max() > hi:
         raise ValueError(f"reports must lie in the mechanism's bounds [{lo}, {hi}]")
+    if mechanism.table is None:            # on the distinct reports: what the streamed multiset gives, exactly
+        rows, counts = np.unique(y, return_counts=True)
+        return _lazy_bounded_mean(rows, counts, mechanism)
     return _bounded_mean_from_histogram(np.bincount(y - lo, minlength=hi - lo + 1), mechanism)
+
+
+def lazy_end_correction(mechanism):
+    """c = rho / (1 - rho) = 1 / expm1(s/t): the lazy bounded form scores its end values
+    hi + c and lo - c (0 for scale 0, which releases the clamped input, and for lo = hi)."""
+    lo, hi = mechanism.bounds
+    if mechanism.scale == 0 or lo == hi:
+        return 0.0
+    return 1.0 / math.expm1(mechanism.s / mechanism.t)
+
+
+def _lazy_bounded_mean(y, counts, mechanism):
+    """bounded_geometric_mean of the lazy form on the distinct reports y (sorted) seen counts times."""
+    lo, hi = mechanism.bounds
+    y = np.asarray(y, dtype=np.int64).ravel()
+    counts = np.asarray(counts, dtype=np.float64)
+    n = float(counts.sum())
+    if n == 0:
+        raise ValueError("reports: no reports to estimate from")
+    # scores relative to lo: y - lo exact in int64 unless the bounds span 2^62 or more
+    d = (y - np.int64(lo)).astype(np.float64) if hi - lo < 1 << 62 else y.astype(np.float64) - float(lo)
+    c = lazy_end_correction(mechanism)
+    w = d + c * ((y == hi).astype(np.float64) - (y == lo).astype(np.float64))
+    mean = float(counts @ w) / n
+    var = float(counts @ (w - mean) ** 2) / max(n - 1, 1)
+    return Estimate("mean", lo + mean, math.sqrt(var / n))
 
 
 def _bounded_mean_from_histogram(hist, mechanism):
