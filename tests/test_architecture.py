@@ -14,7 +14,8 @@ import pytest
 import fxdp
 from fxdp import registry
 
-ROOT = pathlib.Path(fxdp.__file__).parent
+ROOT = pathlib.Path(fxdp.__file__).parent                  # the fxdp under test (installed in CI)
+REPO = pathlib.Path(__file__).resolve().parent.parent      # this checkout: docs/, csrc/
 
 # Layer of every module, by longest matching prefix (docs/architecture.md).
 LAYERS = {
@@ -309,7 +310,7 @@ def test_no_two_modules_share_a_name():
 
 def _architecture_rows():
     """{layer: the text of its row} of docs/architecture.md's layer table."""
-    doc = (ROOT.parent / "docs" / "architecture.md").read_text()
+    doc = (REPO / "docs" / "architecture.md").read_text()
     return {int(n): row for n, row in re.findall(r"^\| (\d) ([^\n]*)$", doc, re.M)}
 
 
@@ -325,7 +326,7 @@ def test_docstrings_and_c_banners_use_the_architecture_numbers():
         m = re.match(r"layer (\d)", first, re.I) or re.search(r"\(layer (\d)\)", first, re.I)
         if m and int(m.group(1)) != _layer(name):
             wrong.append(f"{name}: says layer {m.group(1)}, is {_layer(name)}")
-    csrc = ROOT.parent / "csrc"
+    csrc = REPO / "csrc"
     for n, title in re.findall(r"/\* ---- layer (\d): ([a-z ]+)", (csrc / "fxdp.h").read_text()):
         if not any(w in rows[int(n)] for w in title.split() if len(w) >= 4):
             wrong.append(f"fxdp.h banner 'layer {n}: {title}' is not in that row of docs/architecture.md")
