@@ -136,7 +136,7 @@ from ._nb_lanes import (  # noqa: F401
 from ._nb_uniform import (  # noqa: F401
     _bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform, _rd_dyadic, _rd_dyadic_ct,
     _ok_uniform_ct, _rd_dyadic_odd, _rd_rational, _rd_table, _rd_uniform_below, _rd_uniform_below_ct, _rd_uniform_below_wide,
-    UNIFORM_CT_ROUNDS, bernoulli_dyadic,
+    UNIFORM_CT_ROUNDS, _TWO32, _UCT_R, bernoulli_dyadic,
     bernoulli_dyadic_ct, bernoulli_rational, bits, bits64, fill_bernoulli_dyadic,
     fill_bernoulli_dyadic_ct, fill_bernoulli_rational, fill_bits, fill_table_sample_ct,
     fill_uniform_below, fill_uniform_below_ct, fleet_bernoulli_dyadic, fleet_bernoulli_dyadic_ct,
