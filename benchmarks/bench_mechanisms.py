@@ -74,10 +74,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fxdp.mechanisms import (make_geometric, make_randomized_response,  # noqa: E402
-                             make_randomized_response_bool)
+from fxdp.mechanisms import make_geometric, make_randomized_response, make_randomized_response_bool
 from fxdp.mechanisms import _fleet  # noqa: E402
-from fxdp.mechanisms import _kernels_mech as km  # noqa: E402
+from fxdp.mechanisms.additive._kernels_geometric import release_geometric_vec
+from fxdp.mechanisms.oracles._kernels_randomized_response import stream_rr, stream_rr_bool
 from fxdp.samplers import _kernels as K  # noqa: E402
 
 SEED = 0xBE7C4
@@ -465,7 +465,7 @@ def main(argv=None):
         out = np.empty(n, dtype=np.bool_)
 
         def run(state, m=m, out=out, ct=ct):
-            km.stream_rr_bool(state, m.a, m.bits, ct, xb, out)
+            stream_rr_bool(state, m.a, m.bits, ct, xb, out)
         fxdp_rows(mech, "bool", "constant time" if ct else "lazy", m, run, xb, np_rate)
     xs_b = [bool(v) for v in xb[:pc]]
     if od:
@@ -516,7 +516,7 @@ def main(argv=None):
         thr = m.thresholds_u32()
 
         def run(state, m=m, out=out, ct=ct, thr=thr):
-            km.stream_rr(state, m.t, m.w0, m.bits, thr, ct, xk, out)
+            stream_rr(state, m.t, m.w0, m.bits, thr, ct, xk, out)
         fxdp_rows(mech, "kary", "constant time" if ct else "lazy", m, run, xk, np_rate)
     if od:
         od_percall(f"{mech}, lazy", "opendp make_randomized_response, 1 call/release",
@@ -540,7 +540,7 @@ def main(argv=None):
         out = np.empty(n, dtype=np.int64)
 
         def run(state, out=out, mode=mode, s=s, tt=tt, lo=lo, hi=hi, thr=thr, k=k, width=width):
-            km.release_geometric_vec(state, mode, s, tt, lo, hi, thr, k, width, xg, out)
+            release_geometric_vec(state, mode, s, tt, lo, hi, thr, k, width, xg, out)
         fxdp_rows(mech, "geom", "constant time" if ct else "lazy", m, run, xg, np_rate)
     xs_g = [int(v) for v in xg[:pc]]
     if od:

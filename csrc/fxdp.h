@@ -299,7 +299,7 @@ fxdp_status fxdp_table_sample_ct(fxdp_rng *r, const uint32_t *thresholds, uint32
 
 /* ---- full RAPPOR client ----
  * Erlingsson, Pihur, Korolova 2014 (fxdp_mech_rappor_full.c; reference
- * fxdp/mechanisms/rappor_full.py; docs/rappor_full.md).  A device's whole
+ * fxdp/mechanisms/memoized/rappor_full.py; docs/rappor_full.md).  A device's whole
  * state is an fxdp_rappor_full_device (256-bit secret + cohort), provisioned
  * once.  A value is an encoded block of cfg->value_bytes bytes
  * ([len] || UTF-8 bytes || zero padding, fxdp_rappor_full_encode).
@@ -390,12 +390,12 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
 /* ---- layer 4: mechanisms ----
  * Randomized response (binary, k-ary), basic RAPPOR, unary encoding, Hadamard response, subset
  * selection, local hashing, Duchi et al.'s one-bit mechanism, the Piecewise and Hybrid mechanisms
- * and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_ue.c,
- * fxdp_mech_hr.c, fxdp_mech_ss.c, fxdp_mech_lh.c, fxdp_mech_duchi.c, fxdp_mech_pm.c, fxdp_mech_md.c,
- * fxdp_mech_hm.c, fxdp_mech_geometric.c).
+ * and the geometric mechanism (fxdp_mech_rr.c, fxdp_mech_rappor.c, fxdp_mech_unary_encoding.c,
+ * fxdp_mech_hadamard_response.c, fxdp_mech_subset_selection.c, fxdp_mech_local_hashing.c, fxdp_mech_duchi.c, fxdp_mech_piecewise.c, fxdp_mech_numeric_multidim.c,
+ * fxdp_mech_hybrid.c, fxdp_mech_geometric.c).
  * Each reads exactly the bits of its Python reference release (fxdp/mechanisms/:
  * randomized_response.py, rappor.py, geometric.py) and is bit-identical to the
- * Numba fleet simulation (fxdp/mechanisms/_kernels_mech.py).
+ * Numba fleet simulation (fxdp/mechanisms/<group>/_kernels_<kind>.py).
  * One calling convention (the exporter's, fxdp/export):
  *     fxdp_status f(fxdp_rng *r, const <cfg> *cfg, const <in> *x, <out> *out);
  * x points to the input (1 value, or cfg->k / cfg->n), out to the output (same
@@ -462,39 +462,39 @@ fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_
 /* Unary encoding frequency oracle (SUE = basic RAPPOR's one-shot form, OUE = Wang et al. 2017)
  * over d items: input x in [0, d), output d bytes (0/1); out[i] = bernoulli(a_i/2^bits) for
  * i = 0..d-1 in order, a_i = a_p for i = x, else a_q.
- * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UE_MAX_D. */
-#define FXDP_UE_MAX_D 1024          /* items per report (drawn in place in out)            */
-typedef struct fxdp_ue_cfg {
+ * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UNARY_ENCODING_MAX_D. */
+#define FXDP_UNARY_ENCODING_MAX_D 1024          /* items per report (drawn in place in out)            */
+typedef struct fxdp_unary_encoding_cfg {
     uint64_t a_p;
     uint64_t a_q;
     uint32_t d;
     uint8_t bits;
-} fxdp_ue_cfg;
+} fxdp_unary_encoding_cfg;
 /* Lazy draws (bernoulli_dyadic; the bits reveal the draws and x), into out; entropy failure: out[0..d) zeroed. */
-fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Constant time: exactly bits bits per item, a_i selected without a branch on x; in place, zeroed on failure. */
-fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out);
 
 /* Hadamard response frequency oracle (Acharya, Sun, Zhang, AISTATS 2019) over d items, K = 2^log2k
  * the smallest power of two > d: input x in [0, d), output one index y in [0, K), uniform in
  * C_x = {y : popcount((x+1) & y) even} w.p. p = a_p/2^bits, else uniform in its complement.
  * Bits, in order (HadamardResponse.release): y = log2k bits (MSB first), b = bernoulli(a_p/2^bits);
  * then y ^= lowbit(x+1) iff [y in C_x] != b (branch-free: xor-folded parity, masked toggle).
- * 2 <= bits <= 63, 2^(bits-1) < a_p < 2^bits, 2 <= d <= FXDP_HR_MAX_D, 2^(log2k-1) <= d < 2^log2k. */
-#define FXDP_HR_MAX_D 65535u        /* items (K <= 2^16)                                     */
-typedef struct fxdp_hr_cfg {
+ * 2 <= bits <= 63, 2^(bits-1) < a_p < 2^bits, 2 <= d <= FXDP_HADAMARD_RESPONSE_MAX_D, 2^(log2k-1) <= d < 2^log2k. */
+#define FXDP_HADAMARD_RESPONSE_MAX_D 65535u        /* items (K <= 2^16)                                     */
+typedef struct fxdp_hadamard_response_cfg {
     uint64_t a_p;
     uint32_t d;
     uint8_t log2k;
     uint8_t bits;
-} fxdp_hr_cfg;
+} fxdp_hadamard_response_cfg;
 /* Lazy Bernoulli (bernoulli_dyadic; the bits used reveal the draw). */
-fxdp_status fxdp_hadamard_response(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_hadamard_response(fxdp_rng *r, const fxdp_hadamard_response_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly log2k + bits bits, no branch on x, y or b. */
-fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hadamard_response_cfg *cfg, const uint32_t *x, uint32_t *out);
 
-/* Longitudinal (memoized) frequency oracles (Arcolezi et al. 2022; fxdp_mech_long.c, reference
- * fxdp/mechanisms/longitudinal.py): input x in [0, d); each report chains a permanent response,
+/* Longitudinal (memoized) frequency oracles (Arcolezi et al. 2022; fxdp_mech_longitudinal.c, reference
+ * fxdp/mechanisms/memoized/longitudinal.py): input x in [0, d); each report chains a permanent response,
  * drawn from ChaCha20(key = device secret, nonce (x, 0, 2)) and so memoized without storage, and an
  * instantaneous response drawn from r.  The export forms (fxdp_longitudinal_grr[_ct], _ue[_ct])
  * take the secret from r's sibling stream (r's key, nonce words 0 and 1, word 2 = 1) when r is a
@@ -504,56 +504,56 @@ fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hr_cfg *cfg, const
  * (fxdp_longitudinal_provision) and calls the _report forms.  _ct forms: exactly the same instructions and bits for every x, secret and draw.
  * GRR step on input y: lazy: s = uniform_below(d - 1), s += (s >= y), honest = bernoulli_dyadic(big),
  * answer honest ? y : s; constant time: u = bits(bits), answer (y + #{j < d-1 : big + j small <= u}) mod d. */
-#define FXDP_LONG_GRR_MAX_D 65536u      /* L-GRR items (the constant-time scan is O(d))       */
-#define FXDP_LONG_UE_MAX_D 1024u        /* L-OUE items (drawn in place in out)                */
-typedef struct fxdp_long_device {
+#define FXDP_LONGITUDINAL_GRR_MAX_D 65536u      /* L-GRR items (the constant-time scan is O(d))       */
+#define FXDP_LONGITUDINAL_UE_MAX_D 1024u        /* L-OUE items (drawn in place in out)                */
+typedef struct fxdp_longitudinal_device {
     uint32_t secret[8];                 /* the key of the permanent streams                   */
-} fxdp_long_device;
+} fxdp_longitudinal_device;
 /* L-GRR: permanent GRR (truth w0/2^bits, each other item w/2^bits), instantaneous GRR (v0, v).
- * 2 <= bits <= 32, 2 <= d <= min(FXDP_LONG_GRR_MAX_D, 2^(bits-1)), w0 + (d-1) w = v0 + (d-1) v = 2^bits,
+ * 2 <= bits <= 32, 2 <= d <= min(FXDP_LONGITUDINAL_GRR_MAX_D, 2^(bits-1)), w0 + (d-1) w = v0 + (d-1) v = 2^bits,
  * 1 <= w < w0, 1 <= v <= v0. */
-typedef struct fxdp_long_grr_cfg {
+typedef struct fxdp_longitudinal_grr_cfg {
     uint32_t d;
     uint32_t w0;
     uint32_t w;
     uint32_t v0;
     uint32_t v;
     uint8_t bits;
-} fxdp_long_grr_cfg;
+} fxdp_longitudinal_grr_cfg;
 /* L-OUE: permanent OUE (bit i is 1 w.p. a_p1/2^bits at i = x, a_q1/2^bits elsewhere), then
  * instantaneous SUE (bit i of the report is 1 w.p. a_p2/2^bits if the permanent bit is 1, else
  * 1 - a_p2/2^bits); per item i = 0..d-1 the permanent draw, then the instantaneous one.
- * 2 <= bits <= 63, 0 < a_q1 < a_p1 < 2^bits, 2^(bits-1) < a_p2 < 2^bits, 2 <= d <= FXDP_LONG_UE_MAX_D. */
-typedef struct fxdp_long_ue_cfg {
+ * 2 <= bits <= 63, 0 < a_q1 < a_p1 < 2^bits, 2^(bits-1) < a_p2 < 2^bits, 2 <= d <= FXDP_LONGITUDINAL_UE_MAX_D. */
+typedef struct fxdp_longitudinal_ue_cfg {
     uint64_t a_p1;
     uint64_t a_q1;
     uint64_t a_p2;
     uint32_t d;
     uint8_t bits;
-} fxdp_long_ue_cfg;
+} fxdp_longitudinal_ue_cfg;
 /* Provision a device: secret[i] = bits(32), i < 8 (exactly 256 bits, constant time); dev written only on OK. */
-fxdp_status fxdp_longitudinal_provision(fxdp_rng *r, fxdp_long_device *dev);
+fxdp_status fxdp_longitudinal_provision(fxdp_rng *r, fxdp_longitudinal_device *dev);
 /* One L-GRR report of *x by dev, instantaneous step from r (lazy draws); *out written only on OK. */
-fxdp_status fxdp_longitudinal_grr_report(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+fxdp_status fxdp_longitudinal_grr_report(const fxdp_longitudinal_grr_cfg *cfg, const fxdp_longitudinal_device *dev, fxdp_rng *r,
                                          const uint32_t *x, uint32_t *out);
 /* As fxdp_longitudinal_grr_report, constant time (exactly bits bits from r, full scans). */
-fxdp_status fxdp_longitudinal_grr_report_ct(const fxdp_long_grr_cfg *cfg, const fxdp_long_device *dev,
+fxdp_status fxdp_longitudinal_grr_report_ct(const fxdp_longitudinal_grr_cfg *cfg, const fxdp_longitudinal_device *dev,
                                             fxdp_rng *r, const uint32_t *x, uint32_t *out);
 /* Export entry point: one L-GRR report of *x by the device of r (see above); lazy draws. */
-fxdp_status fxdp_longitudinal_grr(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_longitudinal_grr(fxdp_rng *r, const fxdp_longitudinal_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Export entry point, constant time. */
-fxdp_status fxdp_longitudinal_grr_ct(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_longitudinal_grr_ct(fxdp_rng *r, const fxdp_longitudinal_grr_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* One L-OUE report (out[0..d) 0/1 bytes) of *x by dev, instantaneous draws from r (lazy); in place, zeroed on entropy failure. */
-fxdp_status fxdp_longitudinal_ue_report(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+fxdp_status fxdp_longitudinal_ue_report(const fxdp_longitudinal_ue_cfg *cfg, const fxdp_longitudinal_device *dev, fxdp_rng *r,
                                         const uint32_t *x, uint8_t *out);
 /* As fxdp_longitudinal_ue_report, constant time (exactly bits bits per item from r); in place, zeroed on failure. */
-fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_long_ue_cfg *cfg, const fxdp_long_device *dev, fxdp_rng *r,
+fxdp_status fxdp_longitudinal_ue_report_ct(const fxdp_longitudinal_ue_cfg *cfg, const fxdp_longitudinal_device *dev, fxdp_rng *r,
                                            const uint32_t *x, uint8_t *out);
 /* Export entry point: one L-OUE report of *x by the device of r (see above); lazy draws. */
-fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+fxdp_status fxdp_longitudinal_ue(fxdp_rng *r, const fxdp_longitudinal_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Export entry point, constant time. */
-fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
-/* dBitFlip (Ding, Kulkarni, Yekhanin 2017; fxdp_mech_dbf.c, reference fxdp/mechanisms/dbitflip.py):
+fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_longitudinal_ue_cfg *cfg, const uint32_t *x, uint8_t *out);
+/* dBitFlip (Ding, Kulkarni, Yekhanin 2017; fxdp_mech_dbitflip.c, reference fxdp/mechanisms/memoized/dbitflip.py):
  * input x in [0, d) in bucket v = floor(x * buckets / d); output 2 * sampled uint32: the device's
  * sampled buckets J (ascending; Floyd's algorithm on ChaCha20(key = secret, nonce (0, 0, 3)): for
  * j = buckets - sampled .. buckets - 1, t = uniform_below(j + 1), add j if t is chosen, else t), then
@@ -562,11 +562,11 @@ fxdp_status fxdp_longitudinal_ue_ct(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, co
  * by derivation).  The export forms take the secret as the longitudinal ones do and draw nothing
  * else from r.  _ct forms: exactly bits bits per response bit, masks, a fixed-step division; the
  * sampling of J depends on the secret only (J is sent).
- * 2 <= bits <= 63, 2^(bits-1) < a_p < 2^bits, 2 <= buckets <= d <= FXDP_DBF_MAX_D,
- * 1 <= sampled <= min(buckets, FXDP_DBF_MAX_S). */
-#define FXDP_DBF_MAX_D 65536u           /* items (x * buckets < 2^32)                         */
-#define FXDP_DBF_MAX_S 32u              /* sampled buckets (a 64-byte stack buffer)           */
-typedef struct fxdp_dbf_cfg {
+ * 2 <= bits <= 63, 2^(bits-1) < a_p < 2^bits, 2 <= buckets <= d <= FXDP_DBITFLIP_MAX_D,
+ * 1 <= sampled <= min(buckets, FXDP_DBITFLIP_MAX_S). */
+#define FXDP_DBITFLIP_MAX_D 65536u           /* items (x * buckets < 2^32)                         */
+#define FXDP_DBITFLIP_MAX_S 32u              /* sampled buckets (a 64-byte stack buffer)           */
+typedef struct fxdp_dbitflip_cfg {
     uint64_t a_p;
     uint32_t d;
     uint32_t buckets;
@@ -575,17 +575,17 @@ typedef struct fxdp_dbf_cfg {
     uint8_t uniform_version;   /* _ct forms' bucket draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32;
                                   fails w.p. < sampled (buckets / 2^32)^4 <= 2^-59, the same for every report
                                   of that device); 0 or 1 rejection (before issue 32); > 2: FXDP_ERR_PARAM */
-} fxdp_dbf_cfg;
+} fxdp_dbitflip_cfg;
 /* One dBitFlip report (out[0..2*sampled)) of *x by dev (lazy draws); all or nothing, no rng needed. */
-fxdp_status fxdp_dbitflip_report(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
+fxdp_status fxdp_dbitflip_report(const fxdp_dbitflip_cfg *cfg, const fxdp_longitudinal_device *dev, const uint32_t *x,
                                  uint32_t *out);
 /* As fxdp_dbitflip_report, constant time in x (exactly bits bits per response bit, branch-free). */
-fxdp_status fxdp_dbitflip_report_ct(const fxdp_dbf_cfg *cfg, const fxdp_long_device *dev, const uint32_t *x,
+fxdp_status fxdp_dbitflip_report_ct(const fxdp_dbitflip_cfg *cfg, const fxdp_longitudinal_device *dev, const uint32_t *x,
                                     uint32_t *out);
 /* Export entry point: one dBitFlip report of *x by the device of r (secret as above); lazy draws. */
-fxdp_status fxdp_dbitflip(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_dbitflip(fxdp_rng *r, const fxdp_dbitflip_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Export entry point, constant time in x. */
-fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbitflip_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Caller-supplied workspaces (BearSSL/Monocypher style) of the memoized export entry points: the
  * second rng (sibling, then permanent or keyed stream) and the device secret live in *work instead of
  * the stack, so firmware that keeps a static workspace (as `fxdp export` generates) releases within
@@ -595,35 +595,35 @@ fxdp_status fxdp_dbitflip_ct(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_
  * workspace on their own stack (sizeof the workspace more stack). */
 typedef struct fxdp_lgrr_work {
     fxdp_rng stream;                    /* the sibling stream, then the permanent stream       */
-    fxdp_long_device dev;               /* the device secret                                    */
+    fxdp_longitudinal_device dev;               /* the device secret                                    */
 } fxdp_lgrr_work;
 typedef struct fxdp_lue_work {
     fxdp_rng stream;                    /* the sibling stream, then the permanent stream       */
-    fxdp_long_device dev;               /* the device secret                                    */
+    fxdp_longitudinal_device dev;               /* the device secret                                    */
 } fxdp_lue_work;
-typedef struct fxdp_dbf_work {
+typedef struct fxdp_dbitflip_work {
     fxdp_rng stream;                    /* the sibling stream, then the two keyed streams      */
-    fxdp_long_device dev;               /* the device secret                                    */
-    uint16_t buckets[FXDP_DBF_MAX_S];   /* the sampled buckets (the all-or-nothing buffer)      */
-} fxdp_dbf_work;
+    fxdp_longitudinal_device dev;               /* the device secret                                    */
+    uint16_t buckets[FXDP_DBITFLIP_MAX_S];   /* the sampled buckets (the all-or-nothing buffer)      */
+} fxdp_dbitflip_work;
 /* As fxdp_longitudinal_grr, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
-fxdp_status fxdp_longitudinal_grr_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
+fxdp_status fxdp_longitudinal_grr_w(fxdp_rng *r, const fxdp_longitudinal_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
                                     fxdp_lgrr_work *work);
 /* As fxdp_longitudinal_grr_ct, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
-fxdp_status fxdp_longitudinal_grr_ct_w(fxdp_rng *r, const fxdp_long_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
+fxdp_status fxdp_longitudinal_grr_ct_w(fxdp_rng *r, const fxdp_longitudinal_grr_cfg *cfg, const uint32_t *x, uint32_t *out,
                                        fxdp_lgrr_work *work);
 /* As fxdp_longitudinal_ue, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
-fxdp_status fxdp_longitudinal_ue_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
+fxdp_status fxdp_longitudinal_ue_w(fxdp_rng *r, const fxdp_longitudinal_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
                                    fxdp_lue_work *work);
 /* As fxdp_longitudinal_ue_ct, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
-fxdp_status fxdp_longitudinal_ue_ct_w(fxdp_rng *r, const fxdp_long_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
+fxdp_status fxdp_longitudinal_ue_ct_w(fxdp_rng *r, const fxdp_longitudinal_ue_cfg *cfg, const uint32_t *x, uint8_t *out,
                                       fxdp_lue_work *work);
 /* As fxdp_dbitflip, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
-fxdp_status fxdp_dbitflip_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
-                            fxdp_dbf_work *work);
+fxdp_status fxdp_dbitflip_w(fxdp_rng *r, const fxdp_dbitflip_cfg *cfg, const uint32_t *x, uint32_t *out,
+                            fxdp_dbitflip_work *work);
 /* As fxdp_dbitflip_ct, scratch in *work (zeroed on every return); work NULL -> FXDP_ERR_PARAM, nothing released. */
-fxdp_status fxdp_dbitflip_ct_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint32_t *x, uint32_t *out,
-                               fxdp_dbf_work *work);
+fxdp_status fxdp_dbitflip_ct_w(fxdp_rng *r, const fxdp_dbitflip_cfg *cfg, const uint32_t *x, uint32_t *out,
+                               fxdp_dbitflip_work *work);
 /* Subset selection frequency oracle (Wang et al. 2016; Ye and Barg 2018) over d items: input x in
  * [0, d), output the k items of a k-subset S in increasing order (k uint16_t); S holds x w.p.
  * p = a_p/2^bits (its other members a uniform (k-1)-subset of the other items), else S is a uniform
@@ -631,23 +631,23 @@ fxdp_status fxdp_dbitflip_ct_w(fxdp_rng *r, const fxdp_dbf_cfg *cfg, const uint3
  * t = uniform_below(j+1) for j = d-1-k .. d-2 (rejection, bitlen(j) bits per try), b =
  * bernoulli(a_p/2^bits), r = uniform_below(k) (ct: always; lazy: iff b); other item j is item
  * j + [j >= x]; if b the r-th smallest member is replaced by x.  A d-bit map on the stack (128 B).
- * 1 <= bits <= 63, 0 < a_p < 2^bits, 2 <= d <= FXDP_SS_MAX_D, 1 <= k < d. */
-#define FXDP_SS_MAX_D 1024u         /* items (uint16 output; the subset is built in out)     */
-typedef struct fxdp_ss_cfg {
+ * 1 <= bits <= 63, 0 < a_p < 2^bits, 2 <= d <= FXDP_SUBSET_SELECTION_MAX_D, 1 <= k < d. */
+#define FXDP_SUBSET_SELECTION_MAX_D 1024u         /* items (uint16 output; the subset is built in out)     */
+typedef struct fxdp_subset_selection_cfg {
     uint64_t a_p;
     uint32_t d;
     uint32_t k;
     uint8_t bits;
     uint8_t uniform_version;   /* _ct form's draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32);
                                   0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
-} fxdp_ss_cfg;
+} fxdp_subset_selection_cfg;
 /* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b); drawn in place: entropy failure zeroes out[0..k). */
-fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
+fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_subset_selection_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Constant time in x, b and the subset (masked scans, sorting network); uniform_version 2: every draw
  * fxdp_uniform_below_ct_u32 (k + 1 draws of 128 bits, then bits), constant in the stream too, failing
  * with FXDP_ERR_RANGE w.p. < (k + 1) (d / 2^32)^4 <= 2^-78 (d <= 1024); uniform_version 0/1: rejection,
  * bit use varies with the stream.  In place, zeroed on failure. */
-fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const uint32_t *x, uint16_t *out);
+fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_subset_selection_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Local hashing frequency oracle (OLH, BLH; Wang et al. 2017) over d items: input x in [0, d),
  * output out[0..2] = (a, b, y): the hash seed a in [1, P), b in [0, P) (P = 2^31 - 1) and
  * y in [0, g), y = h(x) = ((a x + b) mod P) mod g w.p. p = a_p/2^bits, each other value w.p.
@@ -655,20 +655,20 @@ fxdp_status fxdp_subset_selection_ct(fxdp_rng *r, const fxdp_ss_cfg *cfg, const 
  * b = uniform_below(P); lazy: s = uniform_below(g - 1), honest = bernoulli_dyadic(a_p/2^bits),
  * y = honest ? h(x) : (h(x) + 1 + s) mod g; constant time: U = bits bits, y = (h(x) + t) mod g,
  * t = #{j in [1, g) : U >= a_p + (j-1) w}.  The hash: limb products, shifts and adds, no branch on x.
- * 2 <= bits <= 63, 2 <= g <= FXDP_LH_MAX_G, w >= 1, a_p = 2^bits - (g-1) w > w, 2 <= d <= FXDP_LH_MAX_D. */
-#define FXDP_LH_MAX_D 2147483647u   /* items (distinct mod P = 2^31 - 1)                      */
-#define FXDP_LH_MAX_G 65536u        /* hash values                                           */
-typedef struct fxdp_lh_cfg {
+ * 2 <= bits <= 63, 2 <= g <= FXDP_LOCAL_HASHING_MAX_G, w >= 1, a_p = 2^bits - (g-1) w > w, 2 <= d <= FXDP_LOCAL_HASHING_MAX_D. */
+#define FXDP_LOCAL_HASHING_MAX_D 2147483647u   /* items (distinct mod P = 2^31 - 1)                      */
+#define FXDP_LOCAL_HASHING_MAX_G 65536u        /* hash values                                           */
+typedef struct fxdp_local_hashing_cfg {
     uint64_t a_p;
     uint64_t w;
     uint32_t d;
     uint32_t g;
     uint8_t bits;
-} fxdp_lh_cfg;
+} fxdp_local_hashing_cfg;
 /* Lazy offset (uniform_below + bernoulli_dyadic; the bits used reveal whether y = h(x)). */
-fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_lh_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time in x: seed (62 bits unless a retry), then exactly bits bits, an O(g) branch-free scan. */
-fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_lh_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
  * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
  * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).
@@ -689,45 +689,45 @@ fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t
  * one cell j in [0, 2^bits + w); the band [x, x + w) has a/2^prob_bits per cell, every other cell
  * (2^prob_bits - w a)/2^(prob_bits + bits).  Bits (Piecewise.release): lazy b = bernoulli_dyadic(w a,
  * prob_bits), then uniform_below(w) or `bits` bits; CT: prob_bits bits U, then `bits` bits u.
- * 2 <= prob_bits <= 32, 1 <= bits <= FXDP_PM_MAX_BITS, 1 <= w <= 2^bits, a >= 1, w a < 2^prob_bits. */
-#define FXDP_PM_MAX_BITS 24u        /* grid of 2^24 + 1 levels                                */
-typedef struct fxdp_pm_cfg {
+ * 2 <= prob_bits <= 32, 1 <= bits <= FXDP_PIECEWISE_MAX_BITS, 1 <= w <= 2^bits, a >= 1, w a < 2^prob_bits. */
+#define FXDP_PIECEWISE_MAX_BITS 24u        /* grid of 2^24 + 1 levels                                */
+typedef struct fxdp_piecewise_cfg {
     uint64_t a;
     uint32_t w;
     uint8_t prob_bits;
     uint8_t bits;
-} fxdp_pm_cfg;
+} fxdp_piecewise_cfg;
 /* Lazy: Bernoulli band choice and rejection-sampled band cell (the bits used reveal the draw). */
-fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_piecewise_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the band choice. */
-fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_pm_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_piecewise_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Square Wave mechanism (Li et al., SIGMOD 2020) on a grid: the grid Piecewise mechanism's shape with
- * the window width w ~ 2 b 2^bits of SW's optimal b (fxdp/mechanisms/square_wave.py): input x = grid
+ * the window width w ~ 2 b 2^bits of SW's optimal b (fxdp/mechanisms/readings/square_wave.py): input x = grid
  * index in [0, 2^bits], output one cell j in [0, 2^bits + w); the window [x, x + w) has a/2^prob_bits
  * per cell, every other cell (2^prob_bits - w a)/2^(prob_bits + bits).  Same bits as fxdp_piecewise[_ct]
- * and the same limits: 2 <= prob_bits <= 32, 1 <= bits <= FXDP_PM_MAX_BITS, 1 <= w <= 2^bits, a >= 1,
+ * and the same limits: 2 <= prob_bits <= 32, 1 <= bits <= FXDP_PIECEWISE_MAX_BITS, 1 <= w <= 2^bits, a >= 1,
  * w a < 2^prob_bits. */
-typedef fxdp_pm_cfg fxdp_sw_cfg;
+typedef fxdp_piecewise_cfg fxdp_square_wave_cfg;
 /* Lazy: Bernoulli window choice and rejection-sampled window cell (the bits used reveal the draw). */
-fxdp_status fxdp_square_wave(fxdp_rng *r, const fxdp_sw_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_square_wave(fxdp_rng *r, const fxdp_square_wave_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the window choice. */
-fxdp_status fxdp_square_wave_ct(fxdp_rng *r, const fxdp_sw_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_square_wave_ct(fxdp_rng *r, const fxdp_square_wave_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Hybrid mechanism (Wang et al., ICDE 2019) on a grid: with probability b/2^prob_bits the Piecewise
  * mechanism (output its cell j < L = 2^bits + pm.w), else Duchi's (output L + bit); input x = grid index.
  * Bits (Hybrid.release): bernoulli_dyadic(b, prob_bits), then the chosen branch (lazy) or both
  * branches' constant-time draws, Piecewise first (CT).  pm and duchi valid with equal bits and
  * prob_bits, b < 2^prob_bits. */
-typedef struct fxdp_hm_cfg {
+typedef struct fxdp_hybrid_cfg {
     uint64_t b;
-    fxdp_pm_cfg pm;
+    fxdp_piecewise_cfg pm;
     fxdp_duchi_cfg duchi;
-} fxdp_hm_cfg;
+} fxdp_hybrid_cfg;
 /* Lazy: only the chosen branch draws (the bits used reveal the branch). */
-fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hybrid_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly 3 prob_bits + 2 bits bits, both branches drawn, the output selected by a mask. */
-fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hybrid_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Multi-dimensional numeric readings (Wang et al., ICDE 2019, section IV): input x = d grid indices
  * (attribute a's reading as its index in [0, 2^bits]), output out[0..2k) = the k sampled attributes in
@@ -735,25 +735,25 @@ fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hm_cfg *cfg, const uint32_t *
  * Piecewise cell, hm.pm; 2: the Hybrid symbol, hm), each at the per-report epsilon.  Bits, in order
  * (NumericMultiDim.release): Floyd's draws t = uniform_below(j+1) for j = d-k .. d-1 (S gets j if t is
  * already in S, else t), then the base mechanism's draws for each sampled attribute in increasing order.
- * 1 <= d <= FXDP_MD_MAX_D, 1 <= k <= min(d, FXDP_MD_MAX_K); the base's cfg as its own entry point
+ * 1 <= d <= FXDP_NUMERIC_MULTIDIM_MAX_D, 1 <= k <= min(d, FXDP_NUMERIC_MULTIDIM_MAX_K); the base's cfg as its own entry point
  * requires; every x[a] checked before any draw. */
-#define FXDP_MD_MAX_D 256u          /* attributes per device                                 */
-#define FXDP_MD_MAX_K 16u           /* reported attributes                                    */
-typedef struct fxdp_md_cfg {
-    fxdp_hm_cfg hm;
+#define FXDP_NUMERIC_MULTIDIM_MAX_D 256u          /* attributes per device                                 */
+#define FXDP_NUMERIC_MULTIDIM_MAX_K 16u           /* reported attributes                                    */
+typedef struct fxdp_numeric_multidim_cfg {
+    fxdp_hybrid_cfg hm;
     uint8_t base;
     uint32_t d;
     uint32_t k;
     uint8_t uniform_version;   /* _ct form's subset draws: 2 fixed budget (fxdp_uniform_below_ct_u32, issue 32);
                                   0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
-} fxdp_md_cfg;
+} fxdp_numeric_multidim_cfg;
 /* Lazy: the base mechanism's lazy draws (the bits used reveal them); drawn in place (out must not overlap x): entropy failure zeroes out[0..2k). */
-fxdp_status fxdp_numeric_md(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_numeric_multidim(fxdp_rng *r, const fxdp_numeric_multidim_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time in x: the base's constant-time draws; uniform_version 2: Floyd's k draws by
  * fxdp_uniform_below_ct_u32 (128 bits each), constant in the stream too, failing with FXDP_ERR_RANGE
  * w.p. < k (d / 2^32)^4 <= 2^-92; uniform_version 0/1: rejection, bit use varies with the stream.
  * In place, zeroed on failure. */
-fxdp_status fxdp_numeric_md_ct(fxdp_rng *r, const fxdp_md_cfg *cfg, const uint32_t *x, uint32_t *out);
+fxdp_status fxdp_numeric_multidim_ct(fxdp_rng *r, const fxdp_numeric_multidim_cfg *cfg, const uint32_t *x, uint32_t *out);
 
 /* Geometric mechanism on n int64 values (1 <= n <= FXDP_GEOMETRIC_MAX_N; n = 1 scalar,
  * n > 1 vector under L1), each saturated to [lo, hi] (lo <= hi).

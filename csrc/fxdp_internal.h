@@ -30,7 +30,7 @@ fxdp_status fxdp_i_refill(fxdp_rng *r, uint32_t *w);
 /* The wipes write through a volatile pointer so that the compiler keeps them.  Frama-C Eva takes
  * a volatile object to hold any value (a device register), so in the analysed program (Frama-C
  * defines __FRAMAC__) the same zeros go through a plain pointer: the buffers are ordinary memory,
- * and Eva then knows what they hold (issue 18: numeric_md's wiped subset array). */
+ * and Eva then knows what they hold (issue 18: numeric_multidim's wiped subset array). */
 #ifdef __FRAMAC__
 #define FXDP_I_WIPE_QUAL
 #else
@@ -539,7 +539,7 @@ uint32_t fxdp_i_table_count_gt_rom(const uint32_t *thresholds, uint32_t n, uint3
 #define fxdp_i_table_count_gt_rom fxdp_i_table_count_gt
 #endif
 
-/* ---- memoized oracles (L-GRR, L-OUE: fxdp_mech_long.c; dBitFlip: fxdp_mech_dbf.c; full RAPPOR) ---- */
+/* ---- memoized oracles (L-GRR, L-OUE: fxdp_mech_longitudinal.c; dBitFlip: fxdp_mech_dbitflip.c; full RAPPOR) ---- */
 
 /* p[0..n) = 0 as fxdp_i_wipe, for a local buffer or a workspace of constant size n: the annotation
  * has Frama-C Eva unroll the loop (a strong update per byte), a comment to the compiler. */

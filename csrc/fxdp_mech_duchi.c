@@ -6,9 +6,9 @@
  * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x,
  * running linearly from 1 - p (x = 0) to p = a_p / 2^prob_bits (x = 2^bits).
  *
- * Definition and bit use: fxdp/mechanisms/duchi.py (Duchi.release): one
+ * Definition and bit use: fxdp/mechanisms/readings/duchi.py (Duchi.release): one
  * Bernoulli(num_x / 2^(prob_bits + bits)), lazy or constant time.  The Numba
- * twin is fxdp/mechanisms/_kernels_duchi.py.
+ * twin is fxdp/mechanisms/readings/_kernels_duchi.py.
  *
  * num_x is a masked shift-and-add over the `bits` bits of x (bits is public
  * configuration): no multiply (whose time varies on some cores) and no branch

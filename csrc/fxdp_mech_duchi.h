@@ -7,8 +7,8 @@
 
 #include "fxdp_internal.h"
 
-/* Shared with the Hybrid mechanism (fxdp_mech_hm.c) and the multi-dimensional form
- * (fxdp_mech_md.c): *_ok is 1 iff cfg is valid and x a grid index in
+/* Shared with the Hybrid mechanism (fxdp_mech_hybrid.c) and the multi-dimensional form
+ * (fxdp_mech_numeric_multidim.c): *_ok is 1 iff cfg is valid and x a grid index in
  * range; *_lazy and *_ct draw (r ready, cfg and x valid; *out written only on FXDP_OK; Duchi's *out
  * is its bit).  One function per form with four arguments: no ct argument on the ARM stack, and
  * a constant-time caller links only constant-time samplers (issue 13's 256 B goal). */

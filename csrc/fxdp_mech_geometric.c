@@ -3,8 +3,8 @@
  * geometric (discrete Laplace) noise saturating at [lo, hi], on cfg->n
  * values per release (n = 1: scalar, absolute metric; n > 1: vector, L1).
  *
- * Definition and bit use: fxdp/mechanisms/geometric.py (Geometric.release_one
- * per value, values in order); the Numba twin is fxdp/mechanisms/_kernels_mech.py.
+ * Definition and bit use: fxdp/mechanisms/additive/geometric.py (Geometric.release_one
+ * per value, values in order); the Numba twin is fxdp/mechanisms/additive/_kernels_geometric.py.
  *   lazy:          y = clamp(x + discrete_laplace(s, t), lo, hi), computed
  *                  without overflow (CKS 2020, exact; not constant time);
  *   constant time: xc = clamp(x, lo, hi); J = table_sample_ct(thresholds,

@@ -2,9 +2,9 @@
  * fxdp_mech_rappor.c -- basic one-time RAPPOR (seed 002): every bit of a
  * k-bit input (at most m ones) flips with probability a/2^bits (= f/2).
  *
- * Definition and bit use: fxdp/mechanisms/rappor.py (Rappor.release): one
+ * Definition and bit use: fxdp/mechanisms/oracles/rappor.py (Rappor.release): one
  * Bernoulli(a/2^bits) per bit, i = 0..k-1 in order; the Numba twin is
- * fxdp/mechanisms/_kernels_mech.py.
+ * fxdp/mechanisms/oracles/_kernels_rappor.py.
  *
  * All or nothing, in the caller's buffer: bit i is drawn straight into
  * out[i] (no stack copy of the report, so the stack stays within 256 bytes

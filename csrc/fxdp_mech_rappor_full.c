@@ -2,7 +2,7 @@
  * fxdp_mech_rappor_full.c -- the full RAPPOR client (Erlingsson, Pihur,
  * Korolova 2014): Bloom filter, memoized permanent randomized response (PRR),
  * instantaneous randomized response (IRR).  Definition: fxdp.h's section and
- * the Python reference fxdp/mechanisms/rappor_full.py; docs/rappor_full.md.
+ * the Python reference fxdp/mechanisms/memoized/rappor_full.py; docs/rappor_full.md.
  *
  * Constant-time mode (cfg->constant_time != 0): the instruction sequence does
  * not depend on the value, the device secret, the cohort or the random draws.

@@ -1,9 +1,9 @@
 /*
  * fxdp_mech_rr.c -- binary and k-ary randomized response (seeds 000, 001).
  *
- * Definition and bit use: fxdp/mechanisms/randomized_response.py
+ * Definition and bit use: fxdp/mechanisms/oracles/randomized_response.py
  * (RandomizedResponseBool.release, RandomizedResponse.release_index); the
- * Numba twin is fxdp/mechanisms/_kernels_mech.py.
+ * Numba twin is fxdp/mechanisms/oracles/_kernels_randomized_response.py.
  *
  * Constant-time forms (fxdp_rr_bool_ct, fxdp_rr_ct): for every valid input
  * and every random draw the same instructions run, the same memory is read

@@ -184,12 +184,12 @@ _FLEET_RE = re.compile(r"^FLEET(_CUSTOM)?\(([^\n]*)\)$", re.M)
 
 def fleet_table(csrc):
     """The rows of csrc/host/fxdp_host_fleets.h, the X-macro list fxdp_host_mech.c expands into
-    the fxdp_fleet_<kind> entry points: [{kind, entry, cfg, x, out, custom}] in order."""
+    the fxdp_fleet_<kind> entry points: [{kind, entry, cfg, x, out, custom, x_max, out_max}] in order."""
     rows = []
     for custom, args in _FLEET_RE.findall(_strip_comments((Path(csrc) / FLEET_TABLE).read_text())):
         parts = [a.strip() for a in re.split(r",(?![^(]*\))", args)]
         rows.append({"kind": parts[0], "entry": parts[1], "cfg": parts[2], "x": parts[3], "out": parts[4],
-                     "custom": bool(custom)})
+                     "custom": bool(custom), "x_max": parts[-2], "out_max": parts[-1]})
     return rows
 
 

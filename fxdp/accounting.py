@@ -1,5 +1,10 @@
 """Layer 5: deployment privacy accounting, certified upward (docs/accounting.md).
 
+(Over 700 lines, one module: the shuffling bound, its inversion, the composition accountants and
+``deployment`` share the certified arithmetic defined here, ``_e0_up``, ``_exp_down``,
+``_ln_up_float`` and the argument checks; a split would put a bound apart from the rounding it is
+certified by.)
+
 What a whole deployment promises, from the local epsilon0 that every mechanism reports:
 
 * ``shuffled_epsilon(epsilon0, n, delta)``: the central epsilon of n reports of an

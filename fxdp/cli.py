@@ -538,7 +538,7 @@ def _stdout_gone():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    from .dask_engine import ClusterError      # imports no Dask (that waits for --engine dask)
+    from .dask_engine import ClusterError  # imports no Dask (that waits for --engine dask)
     try:
         code = args.func(args)
         sys.stdout.flush()                     # a closed pipe shows here, not at interpreter exit

@@ -17,14 +17,13 @@ import numpy as np
 
 from .finite.constants import EXCEPTION_RAW  # noqa: F401  (the exception value in simulate outputs)
 from .finite.laplace import fixed_point_mean  # noqa: F401
-from .finite.worst_case import (LAPLACE_CELLS, WORST_CASE_READINGS, laplace_fixed_at,  # noqa: F401
-                                laplace_fixed_worst_mse)
+from .finite.worst_case import LAPLACE_CELLS, WORST_CASE_READINGS, laplace_fixed_at, laplace_fixed_worst_mse
 from .mechanisms.base import check_mechanism
-from .mechanisms.geometric import (MAX_CHANNEL_INPUTS, MAX_GEOMETRIC_SPAN, bounded_geometric_mean,  # noqa: F401
-                                   bounded_geometric_worst_variance, channel_scores, discrete_laplace_variance,
-                                   geometric_mean, geometric_sum)
-from .mechanisms.randomized_response import rr_bool_frequency, rr_frequencies  # noqa: F401
-from .mechanisms.rappor import rappor_counts, rappor_stderr  # noqa: F401
+from .mechanisms.additive.geometric import (MAX_CHANNEL_INPUTS, MAX_GEOMETRIC_SPAN, bounded_geometric_mean,
+                                            bounded_geometric_worst_variance, channel_scores,
+                                            discrete_laplace_variance, geometric_mean, geometric_sum)
+from .mechanisms.oracles.randomized_response import rr_bool_frequency, rr_frequencies  # noqa: F401
+from .mechanisms.oracles.rappor import rappor_counts, rappor_stderr  # noqa: F401
 from .reports import Estimate  # noqa: F401
 
 

@@ -13,8 +13,7 @@ from scipy.special import gammaln, logsumexp
 
 import fxdp
 from fxdp import _certified as cf
-from fxdp.accounting import (compose_epsilon, deployment, local_epsilon_for, shuffled_delta,
-                             shuffled_epsilon)
+from fxdp.accounting import compose_epsilon, deployment, local_epsilon_for, shuffled_delta, shuffled_epsilon
 from fxdp.cli import main
 from fxdp.conservative import exp_interval
 

@@ -1,30 +1,31 @@
-"""The mechanical C glue is generated from one table: the host fleet entry points
-(csrc/host/fxdp_host_fleets.h, an X-macro list) are defined by the preprocessor in
-fxdp_host_mech.c and declared in fxdp_host.h's generated block, which must be current."""
+"""The mechanical C glue is generated from one table, csrc/host/fxdp_host_fleets.h (an X-macro
+list): the host fleet entry points are defined by the preprocessor in fxdp_host_mech.c and
+declared in fxdp_host.h's generated block, and the Eva (and fuzz) drivers of the single-release
+entry points are tools/eva/drivers/generated.c; both must be current (tools/gen_c_glue.py)."""
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-import gen_host_fleets  # noqa: E402
+import gen_c_glue  # noqa: E402
 
 from fxdp._cffi_build import build_cdef, fleet_table  # noqa: E402
 
 
 def test_the_generated_prototypes_are_current():
-    text = gen_host_fleets.HEADER.read_text()
-    assert gen_host_fleets.render(text) == text, "run python3 tools/gen_host_fleets.py"
-    p = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_host_fleets.py"), "--check"],
+    text = gen_c_glue.HEADER.read_text()
+    assert gen_c_glue.render(text) == text, "run python3 tools/gen_c_glue.py"
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_c_glue.py"), "--check"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
 
 
 def test_the_check_fails_on_a_stale_block():
-    text = gen_host_fleets.HEADER.read_text()
+    text = gen_c_glue.HEADER.read_text()
     stale = text.replace("const fxdp_rr_bool_cfg *cfg", "const fxdp_rr_cfg *cfg", 1)
-    assert stale != text and gen_host_fleets.render(stale) != stale
-    assert gen_host_fleets.render(stale) == text
+    assert stale != text and gen_c_glue.render(stale) != stale
+    assert gen_c_glue.render(stale) == text
 
 
 def test_every_table_row_is_a_fleet_entry_point_of_the_host_library():
@@ -38,3 +39,39 @@ def test_every_table_row_is_a_fleet_entry_point_of_the_host_library():
         assert callable(getattr(lib, name)), name
         # the row's entry point and its constant-time twin are public firmware functions
         assert f"{r['entry']}(" in cdef and f"{r['entry']}_ct(" in cdef, r["entry"]
+
+
+def test_the_generated_eva_drivers_are_current():
+    assert gen_c_glue.EVA_OUT.read_text() == gen_c_glue.eva_drivers(), "run python3 tools/gen_c_glue.py"
+    assert gen_c_glue.stale() == []
+
+
+def test_the_eva_check_fails_on_a_stale_or_missing_driver(tmp_path):
+    """A driver file copied without its last function, or a table row whose hand-written driver
+    is removed, makes the generated file differ."""
+    drivers = tmp_path / "drivers"
+    drivers.mkdir()
+    for f in gen_c_glue.EVA_DRIVERS.glob("*.c"):
+        (drivers / f.name).write_text(f.read_text())
+    assert gen_c_glue.eva_drivers(drivers=drivers) == gen_c_glue.EVA_OUT.read_text()
+    # without the hand-written geometric driver, the generator writes one from the table row
+    mech = drivers / "mechanisms.c"
+    mech.write_text(mech.read_text().replace("void eva_geometric(void)", "void eva_off(void)")
+                    .replace("void eva_geometric_ct(void)", "void eva_off_ct(void)"))
+    assert "void eva_geometric(void)" in gen_c_glue.eva_drivers(drivers=drivers)
+    assert "void eva_geometric(void)" not in gen_c_glue.EVA_OUT.read_text()
+
+
+def test_every_table_entry_point_has_its_eva_drivers():
+    """Each row's entry point and its _ct twin are analysed by Eva (and fuzzed): a generated driver
+    or a hand-written one, never both."""
+    import re
+    hand = gen_c_glue.hand_written_drivers()
+    generated = set(re.findall(r"^void eva_(\w+)\(void\)", gen_c_glue.EVA_OUT.read_text(), re.M))
+    assert not hand & generated, hand & generated
+    rows = fleet_table(ROOT / "csrc")
+    for r in rows:
+        name = r["entry"][len("fxdp_"):]
+        assert {name, name + "_ct"} <= hand | generated, name
+        assert r["x_max"] and r["out_max"], r
+    assert len(generated) >= 2 * 8, sorted(generated)

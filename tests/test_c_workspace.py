@@ -1,5 +1,5 @@
 """Caller-supplied workspaces of the memoized oracles' export entry points (csrc/fxdp.h:
-fxdp_lgrr_work, fxdp_lue_work, fxdp_dbf_work, fxdp_rappor_full_work; issue 13's 256-byte stack goal).
+fxdp_lgrr_work, fxdp_lue_work, fxdp_dbitflip_work, fxdp_rappor_full_work; issue 13's 256-byte stack goal).
 
 The _w forms release exactly what the convenience forms (workspace on their own stack) release, with
 the same status and the same stream bits, under both stream versions and from a non-keyed rng; they
@@ -17,7 +17,7 @@ from fxdp.mechanisms import _device as dv
 CASES = [
     ("lgrr", lambda ct: fxdp.make_longitudinal_grr(9, 3, 1, constant_time=ct), "fxdp_lgrr_work"),
     ("lue", lambda ct: fxdp.make_longitudinal_ue(9, 3, 1, constant_time=ct), "fxdp_lue_work"),
-    ("dbf", lambda ct: fxdp.make_dbitflip(40, 7, 2, sampled_buckets=3, constant_time=ct), "fxdp_dbf_work"),
+    ("dbf", lambda ct: fxdp.make_dbitflip(40, 7, 2, sampled_buckets=3, constant_time=ct), "fxdp_dbitflip_work"),
     ("rappor_full", lambda ct: fxdp.make_rappor_full(32, 2, 64, 0.5, 0.25, 0.75, constant_time=ct,
                                                      value_bytes=16), "fxdp_rappor_full_work"),
 ]

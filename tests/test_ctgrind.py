@@ -88,11 +88,11 @@ def test_parser_reads_branches_and_addresses():
 ==1==    by 0x109374: main (samplers.c:45)
 ==1==
 ==1== Use of uninitialised value of size 8
-==1==    at 0x10B000: ss_run (fxdp_mech_ss.c:214)
+==1==    at 0x10B000: ss_run (fxdp_mech_subset_selection.c:214)
 ==1==    by 0x109374: main (ctgrind_main.c:24)
 ==1==
 """
     reps = _runner().parse_reports(log, [ROOT / "csrc"])
     assert [r["kind"] for r in reps] == ["Conditional jump or move", "Use of uninitialised value"]
     assert reps[0]["key"].startswith("fxdp_bernoulli.c: fxdp_bernoulli_dyadic_ct: ")
-    assert reps[1]["key"].startswith("fxdp_mech_ss.c: ss_run: ")
+    assert reps[1]["key"].startswith("fxdp_mech_subset_selection.c: ss_run: ")

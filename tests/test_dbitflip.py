@@ -1,4 +1,4 @@
-"""dBitFlip (fxdp/mechanisms/dbitflip.py): realized parameters (certified, minimal rounding, the
+"""dBitFlip (fxdp/mechanisms/memoized/dbitflip.py): realized parameters (certified, minimal rounding, the
 paper's p), exactness by enumeration of every bit string (the sampled buckets and the response),
 memoization by derivation, reference / Numba / C parity over rounds, the exact audit, the paper's
 estimator and its closed-form variance, IBU, streaming, the wire layout, bad input and entropy
@@ -17,7 +17,7 @@ from fxdp.bitsource import ChaCha20Source, ReplaySource
 from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
-from fxdp.mechanisms.dbitflip import (response_source, sample_buckets, sample_source, secret_from_seed)
+from fxdp.mechanisms.memoized.dbitflip import response_source, sample_buckets, sample_source, secret_from_seed
 from fxdp.reports import worst_pair
 
 CT = [False, True]
@@ -182,7 +182,7 @@ def test_c_device_api_and_export_release_match_the_reference():
         cc = m.c_config()
         report = lib.fxdp_dbitflip_report_ct if ct else lib.fxdp_dbitflip_report
         for dev_id in range(12):
-            dev = ffi.new("fxdp_long_device *")
+            dev = ffi.new("fxdp_longitudinal_device *")
             assert lib.fxdp_longitudinal_provision(native.new_rng_seeded(4, dev_id, 1), dev) == 0
             secret = secret_from_seed(4, dev_id)
             for x in (dev_id, 29, 0):
@@ -292,9 +292,9 @@ def test_bad_input_is_refused_and_nothing_is_released():
         m.simulate([[0, 1], [2, 8]], seed=1)
     with pytest.raises(ValueError, match=r"rounds must be in \[1, "):
         m.simulate([0, 1], seed=1, rounds=0)
-    with pytest.raises(ValueError, match="FXDP_DBF_MAX_D"):
+    with pytest.raises(ValueError, match="FXDP_DBITFLIP_MAX_D"):
         make(65537, 4, 1).device_spec()
-    with pytest.raises(ValueError, match="FXDP_DBF_MAX_S"):
+    with pytest.raises(ValueError, match="FXDP_DBITFLIP_MAX_S"):
         make(64, 64, 1, sampled_buckets=33).device_spec()
     with pytest.raises(ValueError, match="n x 2"):
         m.estimate(np.zeros((3, 3), np.int64))
@@ -316,16 +316,16 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
            dict(base, a_p=1 << 31), dict(base, a_p=1 << 32), dict(base, bits=1), dict(base, bits=64)]
     cases = [(c, 0) for c in bad] + [(base, 20), (base, 0xFFFFFFFF)]
     for cfg_d, x in cases:
-        cfg = ffi.new("fxdp_dbf_cfg *", cfg_d)
+        cfg = ffi.new("fxdp_dbitflip_cfg *", cfg_d)
         out = ffi.new("uint32_t[]", [77] * 80)
         for suffix in ("", "_ct"):
             r = native.new_rng_seeded(1, 0)
             xin = ffi.new("uint32_t *", x)
             assert getattr(lib, f"fxdp_dbitflip{suffix}")(r, cfg, xin, out) == 1           # FXDP_ERR_PARAM
-            dev = ffi.new("fxdp_long_device *")
+            dev = ffi.new("fxdp_longitudinal_device *")
             assert getattr(lib, f"fxdp_dbitflip_report{suffix}")(cfg, dev, xin, out) == 1
             assert list(out) == [77] * 80 and native.bits_used(r) == 0
-    cfg = ffi.new("fxdp_dbf_cfg *", base)
+    cfg = ffi.new("fxdp_dbitflip_cfg *", base)
     assert lib.fxdp_dbitflip(ffi.NULL, cfg, ffi.new("uint32_t *", 1), ffi.new("uint32_t[]", 4)) == 1
 
 
@@ -363,7 +363,7 @@ def test_config_kind_device_spec_and_paper_mapping():
 def test_kernels_are_integer_only():
     from numba.core import types
     from test_numba_types import float_uses
-    from fxdp.mechanisms import _kernels_dbf as KD
+    from fxdp.mechanisms.memoized import _kernels_dbitflip as KD
     S, U, I, B = types.uint32[::1], types.uint64, types.int64, types.boolean
     X = types.Array(types.int64, 2, "C")
     sigs = [(KD._chunk, [S, S, S, types.Array(types.uint32, 2, "C"), types.int64[::1], types.int64[::1], S,
@@ -405,7 +405,7 @@ def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
     stdin = "\n".join(lines) + "\n"
     for opt in ("-O2", "-Os"):
         exe = cs.compile_c(tmp_path / f"ct_dbf{opt}", [cs.HERE / "ct_dbf_harness.c", *cs.LIB_SOURCES,
-                                                      cs.CSRC / "fxdp_mech_dbf.c"], ["-std=c99", opt, "-g", "-Wall"])
+                                                      cs.CSRC / "fxdp_mech_dbitflip.c"], ["-std=c99", opt, "-g", "-Wall"])
         counts = cs.callgrind_region_counts(exe, stdin, 2 * len(lines), tmp_path / f"cg{opt}.out")
         by = {}
         for i, g in enumerate(groups):
@@ -427,7 +427,7 @@ def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
 def test_the_single_release_kernel_matches_the_reference(ct):
     """release_dbitflip (Numba, one report from a stored secret) against the reference, and its
     refusal of an input outside [0, d) or a wrong output size with nothing written."""
-    from fxdp.mechanisms._kernels_dbf import release_dbitflip
+    from fxdp.mechanisms.memoized._kernels_dbitflip import release_dbitflip
     from fxdp.samplers._kernels import ERR_PARAM, OK
     m = fxdp.make_dbitflip(50, 7, 3, sampled_buckets=3, constant_time=ct)
     args = (np.uint64(m.d), np.uint64(m.k), np.uint64(m.s), np.uint64(m.a_p), np.uint64(m.a_q), np.uint64(m.bits), m.ct_mode)

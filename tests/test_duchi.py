@@ -1,4 +1,4 @@
-"""Duchi et al.'s one-bit mechanism on a grid (fxdp/mechanisms/duchi.py): realized parameters,
+"""Duchi et al.'s one-bit mechanism on a grid (fxdp/mechanisms/readings/duchi.py): realized parameters,
 exactness by enumeration of every bit string, reference / Numba / C parity on the keyed stream,
 the exact audit (closed form against enumeration), the unbiased mean and its closed-form
 variance, readings -> grid indices, bad input and entropy failure."""
@@ -65,7 +65,7 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
 
 
 def test_c_and_numba_single_release_match_the_reference():
-    from fxdp.mechanisms._kernels_duchi import release_duchi
+    from fxdp.mechanisms.readings._kernels_duchi import release_duchi
     G.check_single_releases(lambda ct: fxdp.make_duchi(0, 100, 1, bits=6, constant_time=ct),
                             lambda st, m, ct, i: release_duchi(st, m.base_num, m.slope, m.total_bits, ct, i, 65))
 

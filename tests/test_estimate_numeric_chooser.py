@@ -37,7 +37,7 @@ def test_bounded_geometric_worst_variance_matches_a_simulation():
     assert row["variance"] == pytest.approx(bounded_geometric_worst_variance(m) / N)
     # the worst-case input, found again from the per-input variances
     _, w = fxdp.estimate.channel_scores(m)
-    P = fxdp.mechanisms.geometric.channel_matrix(m)
+    P = fxdp.mechanisms.additive.geometric.channel_matrix(m)
     x_worst = LO + int(np.argmax(P @ (w * w) - np.arange(LO, HI + 1) ** 2))
     values = np.full(N, x_worst, dtype=np.int64)
     est = np.array([m.estimate(m.simulate(values, seed=s)).estimate for s in range(REPS)])

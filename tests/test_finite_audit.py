@@ -14,7 +14,8 @@ from fxdp.audit import audit
 from fxdp.finite import audit_finite as af
 from fxdp.finite.examples import example_1_1
 from fxdp.finite.laplace import (LaplaceFixed, PlanarLaplaceFixed, make_laplace_fixed, make_laplace_grid,
-                                 make_naive_laplace_fixed, make_planar_laplace_fixed, make_planar_laplace_grid)
+                                 make_naive_laplace_fixed, make_planar_laplace_fixed,
+                                 make_planar_laplace_grid)
 
 H = Fraction(1, 2)
 

@@ -5,8 +5,8 @@ import pytest
 
 from fxdp.bitsource import ChaCha20Source, ReplaySource, Seed, derive_key_nonce
 from fxdp.errors import ERR_ENTROPY as ENTROPY, EntropyError
-from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_local_hashing, make_randomized_response,
-                             make_randomized_response_bool, make_rappor)
+from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_local_hashing,
+                             make_randomized_response, make_randomized_response_bool, make_rappor)
 from fxdp.mechanisms import _fleet
 from fxdp.samplers import _kernels as K
 from fxdp.samplers import _nb_core as C
@@ -143,7 +143,7 @@ def _fast_start_cases(g, n):
 @pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("first_block", [0, 7, 0xFFFFFFFE, 0xFFFFFFFF])
 def test_fast_start_fleets_follow_the_reference(version, first_block):
-    """The mechanism fleets (_kernels_mech) start a device on its first block's served words in
+    """The mechanism fleets (fxdp/mechanisms/_kernels_common.py) start a device on its first block's served words in
     replay mode and restart it on the keyed state when the release needs more
     (start_device_fast / restart_device): outputs, statuses and bits used equal the plain-Python
     reference's on a keyed source that starts at first_block, for devices of the lane tail too

@@ -191,7 +191,7 @@ def test_proved_tables_are_symmetric():
     with c = 0 and c = 1 both occurring: s[i] = t[i] - c stored, t[2W - 1 - i] = 2^k - s[i];
     a table without the symmetry keeps the full form."""
     from types import SimpleNamespace
-    from fxdp.mechanisms.geometric import geometric_half_table
+    from fxdp.mechanisms.additive.geometric import geometric_half_table
     seen = set()
     for tb in _proved_tables():
         half, thr = geometric_half_table(tb)
@@ -222,7 +222,7 @@ def _pack(draws, k):
 def test_half_table_scan_is_the_full_scan(fn):
     """The half-table cfg gives index #{i < 2W : t[i] <= u} for every draw u tried: 0, 2^k - 1, both
     sides of every stored threshold and of every mirrored one, random ones."""
-    from fxdp.mechanisms.geometric import geometric_half_table
+    from fxdp.mechanisms.additive.geometric import geometric_half_table
     ffi, lib, native = _lib()
     rnd = random.Random(7)
     for tb in _proved_tables()[:60]:

@@ -10,7 +10,7 @@ import pytest
 import fxdp
 from fxdp.cli import main
 from fxdp.estimate import bounded_geometric_mean, geometric_sum
-from fxdp.mechanisms.geometric import lazy_end_correction
+from fxdp.mechanisms.additive.geometric import lazy_end_correction
 from fxdp.reportfiles import estimate_files, write_reports
 
 BOUNDED = {"constant time": dict(constant_time=True), "lazy": dict(constant_time=False)}

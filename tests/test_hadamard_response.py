@@ -1,4 +1,4 @@
-"""Hadamard response (fxdp/mechanisms/hadamard_response.py): realized parameters, exactness by
+"""Hadamard response (fxdp/mechanisms/oracles/hadamard_response.py): realized parameters, exactness by
 enumeration of every bit string, reference / Numba / C parity on the keyed stream, the exact
 audit (closed form against enumeration), the fast Walsh-Hadamard estimator and its closed-form
 variance, bad input and entropy failure."""
@@ -14,7 +14,7 @@ from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms.hadamard_response import fwht, in_c
+from fxdp.mechanisms.oracles.hadamard_response import fwht, in_c
 from fxdp.reports import worst_pair
 
 CT = [False, True]
@@ -117,7 +117,7 @@ def test_c_single_release_matches_the_reference():
 
 
 def test_numba_single_release_matches_the_reference():
-    from fxdp.mechanisms._kernels_hadamard_response import release_hadamard_response
+    from fxdp.mechanisms.oracles._kernels_hadamard_response import release_hadamard_response
     from fxdp.samplers import _kernels as K
     for ct in CT:
         m = fxdp.make_hadamard_response(12, 2, constant_time=ct)
@@ -214,7 +214,7 @@ def test_bad_input_is_refused_and_nothing_is_released():
             m(bad)
     with pytest.raises(ValueError, match=r"item indices in \[0, 3\]"):
         m.simulate([0, 4], seed=1)
-    with pytest.raises(ValueError, match="FXDP_HR_MAX_D"):
+    with pytest.raises(ValueError, match="FXDP_HADAMARD_RESPONSE_MAX_D"):
         fxdp.make_hadamard_response(65536, 1).device_spec()
     with pytest.raises(ValueError, match=r"indices in \[0, 8\)"):
         m.estimate([0, 8])
@@ -231,7 +231,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
                 dict(base, log2k=1), dict(base, a_p=1 << 31), dict(base, a_p=1 << 32), dict(base, bits=1),
                 dict(base, bits=64), dict(base, bits=0)]
     for cfg_d, x in [(c, 0) for c in bad_cfgs] + [(base, 10), (base, 15), (base, 0xFFFFFFFF)]:
-        cfg = ffi.new("fxdp_hr_cfg *", cfg_d)
+        cfg = ffi.new("fxdp_hadamard_response_cfg *", cfg_d)
         xin = ffi.new("uint32_t *", x)
         out = ffi.new("uint32_t *", 77)
         r = native.new_rng_seeded(1, 0)
@@ -239,7 +239,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
             assert fn(r, cfg, xin, out) == 1           # FXDP_ERR_PARAM
             assert out[0] == 77
             assert native.bits_used(r) == 0
-    cfg = ffi.new("fxdp_hr_cfg *", dict(base, d=65535, log2k=16))
+    cfg = ffi.new("fxdp_hadamard_response_cfg *", dict(base, d=65535, log2k=16))
     out = ffi.new("uint32_t *", 77)
     assert lib.fxdp_hadamard_response_ct(native.new_rng_seeded(1, 0), cfg, ffi.new("uint32_t *", 65534), out) == 0
 

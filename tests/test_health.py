@@ -294,7 +294,7 @@ def test_mechanism_release_over_failing_source_writes_nothing():
     r = ffi.new("fxdp_rng *")
     lib.fxdp_rng_init_hook(r, lib.fxdp_health_fill, hc)
     d = 256                                        # ~512 bits lazily: words 2.. come from the stuck part
-    ue = ffi.new("fxdp_ue_cfg *", {"a_p": 3 << 14, "a_q": 1 << 14, "d": d, "bits": 16})
+    ue = ffi.new("fxdp_unary_encoding_cfg *", {"a_p": 3 << 14, "a_q": 1 << 14, "d": d, "bits": 16})
     xin, vec = ffi.new("uint32_t *", 5), ffi.new("uint8_t[]", [0xEE] * d)
     for fn in (lib.fxdp_unary_encoding, lib.fxdp_unary_encoding_ct):
         vec = ffi.new("uint8_t[]", [0xEE] * d)

@@ -1,4 +1,4 @@
-"""The Hybrid mechanism on a grid (fxdp/mechanisms/hybrid.py): the branch probability and the
+"""The Hybrid mechanism on a grid (fxdp/mechanisms/readings/hybrid.py): the branch probability and the
 realized epsilon, exactness by enumeration of every bit string, reference / Numba / C parity,
 the exact audit, the unbiased mean and its closed-form variance, bad input."""
 import math
@@ -73,7 +73,7 @@ def test_bad_input_is_refused_and_c_releases_nothing():
     good = m._cfg_fields()
     bads = [dict(good, b=1 << 32), dict(good, pm=dict(good["pm"], bits=11)),
             dict(good, duchi=dict(good["duchi"], a_p=0)), dict(good, pm=dict(good["pm"], w=0))]
-    G.check_c_refuses("fxdp_hm_cfg", ("fxdp_hybrid", "fxdp_hybrid_ct"), [(c, 0) for c in bads] + [(good, 4097)])
+    G.check_c_refuses("fxdp_hybrid_cfg", ("fxdp_hybrid", "fxdp_hybrid_ct"), [(c, 0) for c in bads] + [(good, 4097)])
 
 
 @pytest.mark.parametrize("ct", CT, ids=IDS)

@@ -1,4 +1,4 @@
-"""Local hashing, OLH and BLH (fxdp/mechanisms/local_hashing.py): realized parameters, the hash
+"""Local hashing, OLH and BLH (fxdp/mechanisms/oracles/local_hashing.py): realized parameters, the hash
 family's universality by enumeration, exactness by enumeration of every bit string (small test
 primes), reference / Numba / C parity on the keyed stream, the exact audit (closed form against
 enumeration), the support-count estimator and its closed-form variance, bad input and entropy
@@ -16,8 +16,8 @@ from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms.local_hashing import (MAX_G, MERSENNE_P, LocalHashing, collision_probability,
-                                           hash_value)
+from fxdp.mechanisms.oracles.local_hashing import (MAX_G, MERSENNE_P, LocalHashing, collision_probability,
+                                                   hash_value)
 from fxdp.reports import worst_pair
 
 CT = [False, True]
@@ -161,7 +161,7 @@ def test_c_single_release_matches_the_reference():
 
 
 def test_numba_single_release_matches_the_reference():
-    from fxdp.mechanisms._kernels_local_hashing import release_local_hashing
+    from fxdp.mechanisms.oracles._kernels_local_hashing import release_local_hashing
     from fxdp.samplers import _kernels as K
     for ct in CT:
         m = fxdp.make_local_hashing(12, 2, constant_time=ct)
@@ -295,7 +295,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
                 {"a_p": 2**63 - 4, "w": 2**62 + 1, "d": 10, "g": 5, "bits": 63},     # 4 w wraps to 4 mod 2^64
                 {"a_p": 3, "w": 3, "d": 10, "g": 2, "bits": 2}]                 # p = q: not a GRR
     for cfg_d, x in [(c, 0) for c in bad_cfgs] + [(base, 10), (base, 15), (base, 0xFFFFFFFF)]:
-        cfg = ffi.new("fxdp_lh_cfg *", cfg_d)
+        cfg = ffi.new("fxdp_local_hashing_cfg *", cfg_d)
         xin = ffi.new("uint32_t *", x)
         out = ffi.new("uint32_t[3]", [77, 77, 77])
         r = native.new_rng_seeded(1, 0)
@@ -303,7 +303,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
             assert fn(r, cfg, xin, out) == 1, cfg_d           # FXDP_ERR_PARAM
             assert list(out) == [77, 77, 77]
             assert native.bits_used(r) == 0
-    cfg = ffi.new("fxdp_lh_cfg *", dict(base, d=2**31 - 1))
+    cfg = ffi.new("fxdp_local_hashing_cfg *", dict(base, d=2**31 - 1))
     out = ffi.new("uint32_t[3]", [77, 77, 77])
     assert lib.fxdp_local_hashing_ct(native.new_rng_seeded(1, 0), cfg, ffi.new("uint32_t *", 2**31 - 2), out) == 0
 
@@ -357,7 +357,7 @@ def test_blocked_support_counts_equal_the_reference_kernel(prime, g):
     # the SIMD-lane counter (estimator and variance table) against the per-device reference loop,
     # on arbitrary (a, b, y), with blocks of devices cut at every size (a partial last block, one
     # device, fewer devices than a block) and more count rows than blocks
-    from fxdp.mechanisms import _kernels_local_hashing as K
+    from fxdp.mechanisms.oracles import _kernels_local_hashing as K
     rng = np.random.default_rng(prime + g)
     for n, d, workers in [(1, 5, None), (K._BLOCK - 1, 40, 1), (K._BLOCK + 3, 7, 3), (2 * K._BLOCK + 17, 300, 2)]:
         d = min(d, prime)

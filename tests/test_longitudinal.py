@@ -1,4 +1,4 @@
-"""Longitudinal frequency oracles (fxdp/mechanisms/longitudinal.py): L-GRR and L-OUE.  Realized
+"""Longitudinal frequency oracles (fxdp/mechanisms/memoized/longitudinal.py): L-GRR and L-OUE.  Realized
 parameters (both privacy levels certified, rounding minimal, the peer's closed forms), exactness by
 enumeration of every bit string of both steps, memoization by derivation, reference / Numba / C
 parity over several rounds, the exact audit (composed channel and permanent step), the per-round
@@ -15,7 +15,7 @@ from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms.longitudinal import permanent_source, provision, secret_from_seed
+from fxdp.mechanisms.memoized.longitudinal import permanent_source, provision, secret_from_seed
 from fxdp.reports import worst_pair
 
 CT = [False, True]
@@ -227,7 +227,7 @@ def test_c_device_api_and_export_release_match_the_reference(make):
         cc = m.c_config()
         report = getattr(lib, f"fxdp_longitudinal_{name}_report" + ("_ct" if ct else ""))
         for dev_id in range(12):
-            dev = ffi.new("fxdp_long_device *")
+            dev = ffi.new("fxdp_longitudinal_device *")
             assert lib.fxdp_longitudinal_provision(native.new_rng_seeded(4, dev_id, 1), dev) == 0
             secret = secret_from_seed(4, dev_id)
             assert tuple(dev.secret) == secret
@@ -354,9 +354,9 @@ def test_bad_input_is_refused_and_nothing_is_released():
         assert (m.epsilon_infinite if name == "epsilon_perm" else m.epsilon) <= nearest
         with pytest.raises(ValueError, match="too small"):
             make(bits=4, **dict(ok, **{name: nearest * 0.999}))
-    with pytest.raises(ValueError, match="FXDP_LONG_UE_MAX_D"):
+    with pytest.raises(ValueError, match="FXDP_LONGITUDINAL_UE_MAX_D"):
         fxdp.make_longitudinal_ue(1025, 2, 1).device_spec()
-    with pytest.raises(ValueError, match="FXDP_LONG_GRR_MAX_D"):
+    with pytest.raises(ValueError, match="FXDP_LONGITUDINAL_GRR_MAX_D"):
         fxdp.make_longitudinal_grr(65537, 2, 1).device_spec()
     with pytest.raises(ValueError, match=r"items in \[0, 7\]"):
         fxdp.make_longitudinal_grr(8, 2, 1).estimate([0, 8])
@@ -378,16 +378,16 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     cases = ([("grr", c, 0) for c in bad] + [("grr", base, 10), ("grr", base, 0xFFFFFFFF)] +
              [("ue", c, 0) for c in ubad] + [("ue", ubase, 10)])
     for kind, cfg_d, x in cases:
-        cfg = ffi.new(f"fxdp_long_{kind}_cfg *", cfg_d)
+        cfg = ffi.new(f"fxdp_longitudinal_{kind}_cfg *", cfg_d)
         out = ffi.new("uint32_t *", 77) if kind == "grr" else ffi.new("uint8_t[]", [77] * 10)
         for suffix in ("", "_ct"):
             r = native.new_rng_seeded(1, 0)
             xin = ffi.new("uint32_t *", x)
             assert getattr(lib, f"fxdp_longitudinal_{kind}{suffix}")(r, cfg, xin, out) == 1   # FXDP_ERR_PARAM
-            dev = ffi.new("fxdp_long_device *")
+            dev = ffi.new("fxdp_longitudinal_device *")
             assert getattr(lib, f"fxdp_longitudinal_{kind}_report{suffix}")(cfg, dev, r, xin, out) == 1
             assert out[0] == 77 and native.bits_used(r) == 0
-    assert lib.fxdp_longitudinal_provision(ffi.NULL, ffi.new("fxdp_long_device *")) == 1
+    assert lib.fxdp_longitudinal_provision(ffi.NULL, ffi.new("fxdp_longitudinal_device *")) == 1
 
 
 @pytest.mark.parametrize("make", MAKERS, ids=KINDS)
@@ -428,7 +428,7 @@ def test_c_fuzz_under_sanitizers(tmp_path, seed):
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
     import ctest_support as cs
-    exe = cs.compile_c(tmp_path / "fuzz_long", [cs.HERE / "fuzz_long.c", *cs.LIB_SOURCES, cs.CSRC / "fxdp_mech_long.c"],
+    exe = cs.compile_c(tmp_path / "fuzz_long", [cs.HERE / "fuzz_long.c", *cs.LIB_SOURCES, cs.CSRC / "fxdp_mech_longitudinal.c"],
                        ["-std=c99", "-g", "-O1", "-Wall", "-Wextra", "-Werror", *cs.SANITIZE])
     res = cs.run([exe, seed, 40_000], env={"ASAN_OPTIONS": "abort_on_error=0:detect_leaks=0",
                                           "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"})
@@ -444,7 +444,7 @@ def test_kernels_are_integer_only():
     (the checker of tests/test_numba_types.py)."""
     from numba.core import types
     from test_numba_types import float_uses
-    from fxdp.mechanisms import _kernels_long as KL
+    from fxdp.mechanisms.memoized import _kernels_longitudinal as KL
     S, U, I, B = types.uint32[::1], types.uint64, types.int64, types.boolean
     X = types.Array(types.int64, 2, "C")
     common = [S, S, S, S, types.uint64[::1], I, I, types.uint32]

@@ -37,7 +37,15 @@ from fxdp.mechanisms import (make_geometric, make_randomized_response, make_rand
                              make_rappor)
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms import _kernels_mech as km
+from fxdp.mechanisms._fleet import check_seed
+from fxdp.mechanisms.additive._kernels_geometric import release_geometric_vec
+from fxdp.mechanisms.oracles._kernels_rappor import release_rappor
+from fxdp.mechanisms.additive import _kernels_geometric
+from fxdp.mechanisms.oracles import _kernels_randomized_response, _kernels_rappor
+
+# the fleet kernels a mechanism's simulate calls (none may run on a refused input)
+FLEET_KERNELS = ((_kernels_randomized_response, "fleet_rr_bool"), (_kernels_randomized_response, "fleet_rr"),
+                 (_kernels_rappor, "fleet_rappor"), (_kernels_geometric, "fleet_geometric"))
 from fxdp.samplers import _kernels as K
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
@@ -351,7 +359,7 @@ def test_c_keystream_exhaustion_in_a_fleet(name, ffi, lib):
     sentinel = out.copy()
     status = np.full(n, 0xEE, dtype=np.uint8)
     ids = np.arange(n, dtype=np.uint64)
-    key = km.check_seed(SEED)
+    key = check_seed(SEED)
     fleet = getattr(lib, base.replace("fxdp_", "fxdp_fleet_"))
     ret = fleet(ffi.from_buffer("uint32_t[]", key), ffi.from_buffer("uint64_t[]", ids), n, first_block, cfg,
                 int(ct), ffi.from_buffer(f"{ctype}[]", xin), ffi.from_buffer(f"{ctype}[]", out),
@@ -427,14 +435,14 @@ def test_numba_single_release_writes_nothing_on_failure():
     for budget in range(0, 16):
         st = K.replay_state(_stream_words(SEED, 1, budget))
         out = np.full(64, 0xA5, np.uint8)
-        assert km.release_rappor(st, m.a, m.bits, True, x, out) == ENTROPY
+        assert release_rappor(st, m.a, m.bits, True, x, out) == ENTROPY
         assert (out == 0xA5).all()
     g = make_geometric(3, (-20, 20), constant_time=True, vector=True)
     mode, s, t, lo, hi, thr, k, width = g.kernel_params()
     for budget in range(0, 16):
         st = K.replay_state(_stream_words(SEED, 1, budget))
         out = np.full(16, 7, np.int64)
-        assert km.release_geometric_vec(st, mode, s, t, lo, hi, thr, k, width, np.zeros(16, np.int64),
+        assert release_geometric_vec(st, mode, s, t, lo, hi, thr, k, width, np.zeros(16, np.int64),
                                         out) == ENTROPY
         assert (out == 7).all()
 
@@ -471,8 +479,8 @@ def test_simulate_rejects_bad_input_before_drawing(i, monkeypatch):
     name, call, match = BAD_SIM[i]
     m, _ = MECHS[name]
     drawn = []
-    for kernel in ("fleet_rr_bool", "fleet_rr", "fleet_rappor", "fleet_geometric"):
-        monkeypatch.setattr(km, kernel, lambda *a, **k: drawn.append(1))
+    for module, kernel in FLEET_KERNELS:
+        monkeypatch.setattr(module, kernel, lambda *a, **k: drawn.append(1))
     with pytest.raises(ValueError, match=match):
         call(m)
     assert not drawn

@@ -22,15 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_longitudinal_grr, make_longitudinal_ue,
-                             make_randomized_response, make_randomized_response_bool, make_rappor,
-                             make_unary_encoding)
+from fxdp.mechanisms import (make_geometric, make_hadamard_response, make_longitudinal_grr,
+                             make_longitudinal_ue, make_randomized_response, make_randomized_response_bool,
+                             make_rappor, make_unary_encoding)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
 import ctest_support as cs  # noqa: E402
 
 OPT_LEVELS = ["-O2", "-Os"]
-MECH_SOURCES = [cs.CSRC / f"fxdp_mech_{n}.c" for n in ("rr", "rappor", "geometric", "ue", "hr", "long")]
+MECH_SOURCES = [cs.CSRC / f"fxdp_mech_{n}.c" for n in ("rr", "rappor", "geometric", "unary_encoding", "hadamard_response", "longitudinal")]
 N_CT = 60          # combinations per constant-time configuration (2 configurations per mechanism)
 N_LAZY = 24        # combinations per lazy configuration
 PRES = (0, 509)    # public bits read before the release (509: 3 bits left in the first block)

@@ -1,6 +1,6 @@
 """Mechanisms: the three implementations agree bit for bit on the keyed streams.
 
-* Numba fleet (``m.simulate`` / ``_kernels_mech``) vs the C host fleet
+* Numba fleet (``m.simulate`` / ``_kernels_randomized_response`` ...) vs the C host fleet
   (csrc/host/fxdp_host_mech.c, through the firmware entry points
   csrc/fxdp_mech_*.c): 10^5 devices per mechanism and form, zero mismatches
   in outputs, statuses and final stream positions (bits used).
@@ -25,7 +25,11 @@ from fxdp.mechanisms import (make_geometric, make_randomized_response, make_rand
                              make_rappor)
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms import _kernels_mech as km
+from fxdp.mechanisms._fleet import check_seed
+from fxdp.mechanisms.oracles._kernels_randomized_response import (fleet_rr_bool, release_rr, release_rr_bool,
+                                                                  stream_rr, stream_rr_bool)
+from fxdp.mechanisms.additive._kernels_geometric import release_geometric, release_geometric_vec
+from fxdp.mechanisms.oracles._kernels_rappor import release_rappor
 from fxdp.samplers import _kernels as K
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
@@ -168,21 +172,21 @@ def test_single_release_kernels_follow_the_reference():
         st_nb = K.seed_state(K.new_state(), SEED, dev)
         src = ChaCha20Source(SEED, dev)
         xb = bool(dev % 2)
-        st, y = km.release_rr_bool(st_nb, rb.a, rb.bits, False, xb)
+        st, y = release_rr_bool(st_nb, rb.a, rb.bits, False, xb)
         assert st == 0 and y == rb.release(src, xb)
         xk = dev % 6
-        st, y = km.release_rr(st_nb, rk.t, rk.w0, rk.bits, rk.thresholds_u32(), True, xk)
+        st, y = release_rr(st_nb, rk.t, rk.w0, rk.bits, rk.thresholds_u32(), True, xk)
         assert st == 0 and y == rk.release_index(src, xk)
         xr = np.zeros(20, np.uint8)
         xr[dev % 20] = 1
         outr = np.zeros(20, np.uint8)
-        assert km.release_rappor(st_nb, rp.a, rp.bits, True, xr, outr) == 0
+        assert release_rappor(st_nb, rp.a, rp.bits, True, xr, outr) == 0
         assert outr.tolist() == rp.release(src, xr.tolist())
         xv = g.integers(-15, 15, 3)
         outv = np.zeros(3, np.int64)
-        assert km.release_geometric_vec(st_nb, mode, s, t, lo, hi, thr, k, width, xv, outv) == 0
+        assert release_geometric_vec(st_nb, mode, s, t, lo, hi, thr, k, width, xv, outv) == 0
         assert outv.tolist() == ge.release(src, xv.tolist())
-        st, y = km.release_geometric(st_nb, cmode, 0, 0, clo, chi, cthr, ck, cwidth, dev - 20)
+        st, y = release_geometric(st_nb, cmode, 0, 0, clo, chi, cthr, ck, cwidth, dev - 20)
         assert st == 0 and y == gc.release(src, dev - 20)
         assert K.bits_used(st_nb) == src.bits_used
 
@@ -194,11 +198,11 @@ def test_stream_kernels_follow_the_reference(ct):
     xs = np.random.default_rng(4).integers(0, 5, 3000)
     st_nb = K.seed_state(K.new_state(), SEED, 77)
     out = np.zeros(3000, np.int64)
-    assert km.stream_rr(st_nb, rk.t, rk.w0, rk.bits, rk.thresholds_u32(), ct, xs, out) == (0, 3000)
+    assert stream_rr(st_nb, rk.t, rk.w0, rk.bits, rk.thresholds_u32(), ct, xs, out) == (0, 3000)
     src = ChaCha20Source(SEED, 77)
     assert out.tolist() == [rk.release_index(src, int(x)) for x in xs]
     outb = np.zeros(3000, np.bool_)
-    assert km.stream_rr_bool(st_nb, rb.a, rb.bits, ct, xs % 2 == 1, outb) == (0, 3000)
+    assert stream_rr_bool(st_nb, rb.a, rb.bits, ct, xs % 2 == 1, outb) == (0, 3000)
     assert outb.tolist() == [rb.release(src, bool(x % 2)) for x in xs]
     assert K.bits_used(st_nb) == src.bits_used
 
@@ -382,7 +386,7 @@ def test_simulate_releases_the_gil():
     def work():
         numba.set_num_threads(1)                       # leave a core to the main thread
         t0 = time.perf_counter()
-        km.fleet_rr_bool(km.check_seed(1), np.arange(x.size, dtype=np.uint64), np.uint32(0),
+        fleet_rr_bool(check_seed(1), np.arange(x.size, dtype=np.uint64), np.uint32(0),
                          np.uint64(m.a), np.uint64(m.bits), False, x, np.zeros(x.size, np.bool_),
                          np.zeros(x.size, np.uint8), np.zeros(0, np.int64))
         span["kernel"] = time.perf_counter() - t0
@@ -401,7 +405,10 @@ def test_simulate_releases_the_gil():
 
 
 def test_fleet_kernels_are_parallel_and_nogil():
-    for name in ("fleet_rr_bool", "fleet_rr", "fleet_rappor", "fleet_geometric"):
-        opts = getattr(km, name).targetoptions
-        assert opts.get("parallel") and opts.get("nogil"), name
-        assert getattr(km, name)._cache is not None and type(getattr(km, name)._cache).__name__ != "NullCache"
+    from fxdp.mechanisms.additive import _kernels_geometric
+    from fxdp.mechanisms.oracles import _kernels_randomized_response, _kernels_rappor
+    for module, name in ((_kernels_randomized_response, "fleet_rr_bool"), (_kernels_randomized_response, "fleet_rr"),
+                         (_kernels_rappor, "fleet_rappor"), (_kernels_geometric, "fleet_geometric")):
+        kernel = getattr(module, name)
+        assert kernel.targetoptions.get("parallel") and kernel.targetoptions.get("nogil"), name
+        assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"

@@ -8,8 +8,8 @@ import pytest
 from fxdp.audit import audit, worst_pair
 from fxdp.bitsource import ChaCha20Source, ReplaySource
 from fxdp.errors import EntropyError
-from fxdp.mechanisms import (make_geometric, make_randomized_response,
-                             make_randomized_response_bool, make_rappor)
+from fxdp.mechanisms import (make_geometric, make_randomized_response, make_randomized_response_bool,
+                             make_rappor)
 
 
 def enumerate_release(release, nbits):

@@ -16,8 +16,7 @@ import random
 import numpy as np
 import pytest
 
-from fxdp.bitsource import (ChaCha20Source, ReplaySource, Seed, chacha20_block as ref_block,
-                            derive_key_nonce)
+from fxdp.bitsource import ChaCha20Source, ReplaySource, Seed, chacha20_block as ref_block, derive_key_nonce
 from fxdp.errors import ERR_ENTROPY, ERR_PARAM, OK, EntropyError
 from fxdp.samplers import _kernels as K
 

@@ -1,4 +1,4 @@
-"""The multi-dimensional numeric form (fxdp/mechanisms/numeric_multidim.py): the paper's k, the
+"""The multi-dimensional numeric form (fxdp/mechanisms/readings/numeric_multidim.py): the paper's k, the
 composed privacy map, exactness by enumeration of every bit string, reference / Numba / C parity on
 the keyed stream, the exact audit (closed form against enumeration), the per-attribute unbiased
 mean and its closed-form variance, bad input, entropy failure, TOML and `fxdp simulate --json`."""
@@ -15,7 +15,7 @@ from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms.numeric_multidim import paper_report_dims
+from fxdp.mechanisms.readings.numeric_multidim import paper_report_dims
 from fxdp.reports import worst_pair
 
 BASES = ["duchi", "piecewise", "hybrid"]
@@ -79,7 +79,7 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(base, ct, uv):
 
 def test_c_and_numba_single_release_match_the_reference():
     from fxdp import native
-    from fxdp.mechanisms._kernels_md import release_numeric_md
+    from fxdp.mechanisms.readings._kernels_numeric_multidim import release_numeric_multidim
     from fxdp.samplers import _kernels as K
     for base in BASES:
         for ct in CT:
@@ -99,10 +99,10 @@ def test_c_and_numba_single_release_match_the_reference():
                 src = ChaCha20Source(5, dev)
                 for j in range(3):
                     xx = np.array([(v + j) % 65 for v in x], dtype=np.int64)
-                    assert release_numeric_md(st_nb, *args, xx, tmp, out) == 0
+                    assert release_numeric_multidim(st_nb, *args, xx, tmp, out) == 0
                     assert tuple(out) == m.release(src, tuple(xx))
             out[:] = 7
-            assert release_numeric_md(st_nb, *args, np.array([0, 65, 0, 0], dtype=np.int64), tmp, out) == K.ERR_PARAM
+            assert release_numeric_multidim(st_nb, *args, np.array([0, 65, 0, 0], dtype=np.int64), tmp, out) == K.ERR_PARAM
             assert (out == 7).all()
 
 
@@ -197,15 +197,15 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     for base in (0, 1):          # the Duchi and Piecewise bases check only their own part
         cases.append((dict(good, base=base), [0, 257, 0]))
     for cfg_d, x in cases:
-        cfg = ffi.new("fxdp_md_cfg *", cfg_d)
+        cfg = ffi.new("fxdp_numeric_multidim_cfg *", cfg_d)
         xin = ffi.new("uint32_t[]", x + [0] * 300)
         out = ffi.new("uint32_t[]", [77] * 4)
-        for fn in (lib.fxdp_numeric_md, lib.fxdp_numeric_md_ct):
+        for fn in (lib.fxdp_numeric_multidim, lib.fxdp_numeric_multidim_ct):
             r = native.new_rng_seeded(1, 0)
             assert fn(r, cfg, xin, out) == 1, cfg_d
             assert list(out) == [77] * 4 and native.bits_used(r) == 0
-    cfg = ffi.new("fxdp_md_cfg *", good)
-    assert lib.fxdp_numeric_md(native.new_rng_seeded(1, 0), cfg, ffi.new("uint32_t[]", [0, 256, 0]),
+    cfg = ffi.new("fxdp_numeric_multidim_cfg *", good)
+    assert lib.fxdp_numeric_multidim(native.new_rng_seeded(1, 0), cfg, ffi.new("uint32_t[]", [0, 256, 0]),
                                ffi.new("uint32_t[]", 4)) == 0
 
 
@@ -230,8 +230,8 @@ def test_config_toml_cli_rows_and_device_spec(capsys, tmp_path):
     p.write_text(dumps(m))
     assert repr(load_config(str(p)).mechanism) == repr(m)
     spec = m.device_spec()
-    assert spec["c_function"] == "fxdp_numeric_md_ct" and spec["input"]["count"] == 2
-    assert spec["output"]["count"] == 4 and "fxdp_mech_md.c" in spec["sources"]
+    assert spec["c_function"] == "fxdp_numeric_multidim_ct" and spec["input"]["count"] == 2
+    assert spec["output"]["count"] == 4 and "fxdp_mech_numeric_multidim.c" in spec["sources"]
     assert m.decode_reports(m.encode_reports(m.simulate(m.population(50, 1)[0], seed=2))).shape == (50, 4)
     code = main(["simulate", str(p), "--devices", "20000", "--seed", "7", "--json"])
     d = json.loads(capsys.readouterr().out)
@@ -247,7 +247,7 @@ def test_budgeted_form_is_constant_and_fails_the_same_way_everywhere():
     draws (config and repr show it)."""
     from fxdp import native
     from fxdp.errors import RangeError
-    from fxdp.mechanisms._kernels_md import release_numeric_md
+    from fxdp.mechanisms.readings._kernels_numeric_multidim import release_numeric_multidim
     from fxdp.samplers import _kernels as K
     m = fxdp.make_numeric_multidim(0, 1, 2, 3, base="duchi", report_dims=1, bits=1, constant_time=True, prob_bits=3)
     assert m.ct_mode == 2 and "uniform_version" not in m.config()
@@ -261,10 +261,10 @@ def test_budgeted_form_is_constant_and_fails_the_same_way_everywhere():
         src = ReplaySource(words)
         tmp, out = np.zeros(2, np.int64), np.full(2, -1, np.int64)
         st = K.replay_state(words)
-        s_nb = release_numeric_md(st, *args, np.array(x, np.int64), tmp, out)
+        s_nb = release_numeric_multidim(st, *args, np.array(x, np.int64), tmp, out)
         r = native.new_rng_replay(words)
         o = native.ffi.new("uint32_t[2]", [7, 7])
-        s_c = native.lib.fxdp_numeric_md_ct(r, m.c_config().cfg, native.ffi.new("uint32_t[3]", list(x)), o)
+        s_c = native.lib.fxdp_numeric_multidim_ct(r, m.c_config().cfg, native.ffi.new("uint32_t[3]", list(x)), o)
         if fails:
             with pytest.raises(RangeError):
                 m.release(src, x)

@@ -1,4 +1,4 @@
-"""Readings off the grid (issue 17, item 5; fxdp/mechanisms/_numeric.py): exact randomized rounding
+"""Readings off the grid (issue 17, item 5; fxdp/mechanisms/readings/_numeric.py): exact randomized rounding
 (P(up) = the fractional position, by enumeration of every bit string), clamping of out-of-range
 readings, NaN and infinity refused, the fleet's rounding stream bit-identical to the reference,
 the release after it, the mean unbiased for off-grid readings, and entropy failure."""
@@ -13,7 +13,8 @@ import fxdp
 from fxdp.bitsource import ChaCha20Source, ReplaySource
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms._numeric import ROUND_BITS, ROUND_STREAM, fine_positions, randomized_round, round_fleet
+from fxdp.mechanisms.readings._numeric import (ROUND_BITS, ROUND_STREAM, fine_positions, randomized_round,
+                                               round_fleet)
 
 KINDS = ["duchi", "piecewise", "hybrid", "square_wave"]
 

@@ -1,4 +1,4 @@
-"""The Piecewise mechanism on a grid (fxdp/mechanisms/piecewise.py): realized parameters,
+"""The Piecewise mechanism on a grid (fxdp/mechanisms/readings/piecewise.py): realized parameters,
 exactness by enumeration of every bit string, reference / Numba / C parity on the keyed stream,
 the exact audit (closed form against enumeration), the unbiased mean and its closed-form
 variance, bad input and entropy failure."""
@@ -47,7 +47,7 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
 
 
 def test_c_and_numba_single_release_match_the_reference():
-    from fxdp.mechanisms._kernels_pm import release_piecewise
+    from fxdp.mechanisms.readings._kernels_piecewise import release_piecewise
     G.check_single_releases(lambda ct: fxdp.make_piecewise(0, 100, 1, bits=6, constant_time=ct),
                             lambda st, m, ct, i: release_piecewise(st, m.a, m.w, m.prob_bits, m.bits, ct, i))
 
@@ -99,7 +99,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     base = {"a": m.a, "w": m.w, "prob_bits": 32, "bits": 8}
     bad_cfgs = [dict(base, bits=0), dict(base, bits=25), dict(base, prob_bits=1), dict(base, prob_bits=33),
                 dict(base, a=0), dict(base, w=0), dict(base, w=257), dict(base, a=(1 << 32) // m.w + 1)]
-    G.check_c_refuses("fxdp_pm_cfg", ("fxdp_piecewise", "fxdp_piecewise_ct"),
+    G.check_c_refuses("fxdp_piecewise_cfg", ("fxdp_piecewise", "fxdp_piecewise_ct"),
                       [(c, 0) for c in bad_cfgs] + [(base, 257), (base, 0xFFFFFFFF)])
 
 

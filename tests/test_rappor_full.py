@@ -16,8 +16,8 @@ from fxdp.config import mechanism_from_table, mechanism_to_table
 from fxdp.errors import EntropyError
 from fxdp.estimate_rappor import audit_rappor_full
 from fxdp.mechanisms import make_rappor_full
-from fxdp.mechanisms import _kernels_rappor_full as KR
-from fxdp.mechanisms.rappor_full import RapporFullDevice, worst_bloom_split
+from fxdp.mechanisms.memoized import _kernels_rappor_full as KR
+from fxdp.mechanisms.memoized.rappor_full import RapporFullDevice, worst_bloom_split
 from fxdp.samplers import _kernels as K
 
 F = Fraction

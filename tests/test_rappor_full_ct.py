@@ -20,7 +20,7 @@ import pytest
 from fxdp import targets as T
 from fxdp.bitsource import STREAM_VERSION, ChaCha20Source, ReplaySource
 from fxdp.mechanisms import make_rappor_full
-from fxdp.mechanisms.rappor_full import RapporFullDevice
+from fxdp.mechanisms.memoized.rappor_full import RapporFullDevice
 
 REPO = Path(__file__).resolve().parent.parent
 CSRC = REPO / "csrc"

@@ -13,8 +13,8 @@ import pytest
 
 from fxdp import native
 from fxdp.bitsource import ChaCha20Source, Seed
-from fxdp.mechanisms import _kernels_rappor_full as KR
-from fxdp.mechanisms.rappor_full import make_rappor_full, siphash24
+from fxdp.mechanisms.memoized import _kernels_rappor_full as KR
+from fxdp.mechanisms.memoized.rappor_full import make_rappor_full, siphash24
 from fxdp.samplers import _kernels as K
 
 VECTORS = Path(__file__).with_suffix(".json")

@@ -1,4 +1,4 @@
-"""The Square Wave mechanism on a grid (fxdp/mechanisms/square_wave.py): the window width from the
+"""The Square Wave mechanism on a grid (fxdp/mechanisms/readings/square_wave.py): the window width from the
 paper's b, the realized epsilon, exactness by enumeration of every bit string, reference / Numba /
 C parity on the keyed stream, the exact audit, the unbiased mean and its closed-form variance
 against the continuous SW, the exact transition matrix and EMS, the simulate rows, bad input and
@@ -13,7 +13,7 @@ import pytest
 import _grid_mech_checks as G
 import fxdp
 from _grid_mech_checks import CT, IDS
-from fxdp.mechanisms import square_wave as swm
+from fxdp.mechanisms.readings import square_wave as swm
 
 
 def test_paper_b_is_the_closed_form_and_runs_from_one_half_to_zero():
@@ -65,7 +65,7 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(ct):
 
 
 def test_c_and_numba_single_release_match_the_reference():
-    from fxdp.mechanisms._kernels_square_wave import release_square_wave
+    from fxdp.mechanisms.readings._kernels_square_wave import release_square_wave
     from fxdp.samplers import _kernels as K
     done = G.check_single_releases(lambda ct: fxdp.make_square_wave(0, 100, 1, bits=6, constant_time=ct),
                                    lambda st, m, ct, i: release_square_wave(st, m.a, m.w, m.prob_bits, m.bits, ct, i))
@@ -243,9 +243,9 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     base = {"a": m.a, "w": m.w, "prob_bits": 32, "bits": 8}
     bad_cfgs = [dict(base, bits=0), dict(base, bits=25), dict(base, prob_bits=1), dict(base, prob_bits=33),
                 dict(base, a=0), dict(base, w=0), dict(base, w=257), dict(base, a=(1 << 32) // m.w + 1)]
-    G.check_c_refuses("fxdp_sw_cfg", ("fxdp_square_wave", "fxdp_square_wave_ct"),
+    G.check_c_refuses("fxdp_square_wave_cfg", ("fxdp_square_wave", "fxdp_square_wave_ct"),
                       [(c, 0) for c in bad_cfgs] + [(base, 257), (base, 0xFFFFFFFF)])
-    cfg = ffi.new("fxdp_sw_cfg *", base)
+    cfg = ffi.new("fxdp_square_wave_cfg *", base)
     for fn in (lib.fxdp_square_wave, lib.fxdp_square_wave_ct):
         assert fn(ffi.NULL, cfg, ffi.new("uint32_t *", 0), ffi.new("uint32_t *")) == 1
         assert fn(native.new_rng_seeded(1, 0), ffi.NULL, ffi.new("uint32_t *", 0), ffi.new("uint32_t *")) == 1
@@ -259,7 +259,7 @@ def test_entropy_failure_releases_nothing(ct, monkeypatch):
 def test_config_device_spec_and_wire():
     m, spec = G.check_config_and_spec(fxdp.mechanisms.make_square_wave, "square_wave", "fxdp_square_wave_ct", 44)
     assert fxdp.make_square_wave(0, 1, 1, bins=8).config()["bins"] == 8
-    assert spec["output"]["max"] == m.L - 1 and "fxdp_mech_sw.c" in spec["sources"]
+    assert spec["output"]["max"] == m.L - 1 and "fxdp_mech_square_wave.c" in spec["sources"]
     fields = m.report_layout().fields
     assert [(f.name, f.count, f.lo, f.hi) for f in fields] == [("y", 1, 0, m.L - 1)]
     assert m.report_layout().bits == (m.L - 1).bit_length()          # 13 bits per report at 12 bits

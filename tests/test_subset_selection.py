@@ -1,4 +1,4 @@
-"""Subset selection (fxdp/mechanisms/subset_selection.py): realized parameters and the subset size,
+"""Subset selection (fxdp/mechanisms/oracles/subset_selection.py): realized parameters and the subset size,
 exactness by enumeration (every bit string where the draws need no rejection; every draw sequence
 otherwise), reference / Numba / C parity on the keyed stream, bit use independent of the input in
 the constant-time form, the exact audit (closed form against enumeration), the estimator and its
@@ -17,7 +17,7 @@ from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms import subset_selection as ss
+from fxdp.mechanisms.oracles import subset_selection as ss
 from fxdp.reports import worst_pair
 from fxdp.samplers import reference as ref
 
@@ -196,7 +196,7 @@ def test_c_single_release_matches_the_reference():
 
 
 def test_numba_single_release_matches_the_reference():
-    from fxdp.mechanisms._kernels_ss import release_subset_selection
+    from fxdp.mechanisms.oracles._kernels_subset_selection import release_subset_selection
     from fxdp.samplers import _kernels as K
     for ct in CT:
         m = fxdp.make_subset_selection(12, 1, constant_time=ct)
@@ -223,7 +223,7 @@ def test_kernels_type_without_floating_point():
 
     from numba.core import types as T
 
-    from fxdp.mechanisms import _kernels_ss as KS
+    from fxdp.mechanisms.oracles import _kernels_subset_selection as KS
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from test_numba_types import float_uses
     S, U, I, B = T.uint32[::1], T.uint64, T.int64, T.boolean
@@ -316,7 +316,7 @@ def test_bad_input_is_refused_and_nothing_is_released():
             m(bad)
     with pytest.raises(ValueError, match=r"item indices in \[0, 3\]"):
         m.simulate([0, 4], seed=1)
-    with pytest.raises(ValueError, match="FXDP_SS_MAX_D"):
+    with pytest.raises(ValueError, match="FXDP_SUBSET_SELECTION_MAX_D"):
         fxdp.make_subset_selection(1025, 1).device_spec()
     m2 = fxdp.make_subset_selection(6, 1, k=2)
     with pytest.raises(ValueError, match=r"item indices in \[0, 6\)"):
@@ -335,7 +335,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     bad_cfgs = [dict(base, d=1), dict(base, d=1025), dict(base, k=0), dict(base, k=10), dict(base, a_p=0),
                 dict(base, a_p=1 << 32), dict(base, bits=0), dict(base, bits=64)]
     for cfg_d, x in [(c, 0) for c in bad_cfgs] + [(base, 10), (base, 0xFFFFFFFF)]:
-        cfg = ffi.new("fxdp_ss_cfg *", cfg_d)
+        cfg = ffi.new("fxdp_subset_selection_cfg *", cfg_d)
         xin = ffi.new("uint32_t *", x)
         out = ffi.new("uint16_t[16]", [77] * 16)
         r = native.new_rng_seeded(1, 0)
@@ -343,7 +343,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
             assert fn(r, cfg, xin, out) == 1           # FXDP_ERR_PARAM
             assert list(out) == [77] * 16
             assert native.bits_used(r) == 0
-    cfg = ffi.new("fxdp_ss_cfg *", dict(base, d=1024, k=1023))
+    cfg = ffi.new("fxdp_subset_selection_cfg *", dict(base, d=1024, k=1023))
     out = ffi.new("uint16_t[1023]")
     assert lib.fxdp_subset_selection_ct(native.new_rng_seeded(1, 0), cfg, ffi.new("uint32_t *", 1023), out) == 0
     assert sorted(set(out)) == list(out) and len(out) == 1023
@@ -456,7 +456,7 @@ def test_budgeted_form_fails_the_same_way_everywhere():
     FXDP_ERR_RANGE and release nothing, after reading all (k + 1) 128 + bits bits."""
     from fxdp import native
     from fxdp.errors import RangeError
-    from fxdp.mechanisms._kernels_ss import release_subset_selection
+    from fxdp.mechanisms.oracles._kernels_subset_selection import release_subset_selection
     from fxdp.samplers import _kernels as K
     m = fxdp.make_subset_selection(4, 2, constant_time=True, bits=32, k=2)
     words = [0x12345678] * 4 + [0, 0, 0, 0] + [0xFFFFFFFF] + [0x9ABCDEF0] * 4      # Floyd, Floyd, b, r

@@ -49,7 +49,7 @@ def counts(tmp_path_factory):
     out = {}
     for opt in OPT_LEVELS:
         exe = cs.compile_c(d / f"ct_ss{opt}", [cs.HERE / "ct_ss_harness.c", *cs.LIB_SOURCES,
-                                               cs.CSRC / "fxdp_mech_ss.c"], ["-std=c99", opt, "-g", "-Wall", "-Wextra"])
+                                               cs.CSRC / "fxdp_mech_subset_selection.c"], ["-std=c99", opt, "-g", "-Wall", "-Wextra"])
         out[opt] = cs.callgrind_region_counts(exe, "\n".join(lines) + "\n", len(lines), d / f"cg{opt}.out")
     return groups, out
 

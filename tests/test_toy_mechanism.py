@@ -1,5 +1,7 @@
-"""A new mechanism through the protocol and the registry only (docs/architecture.md, "Adding a
-mechanism"): tests/toy_mechanism.py registers ``coin_flip`` and every upper layer serves it."""
+"""A new family through the protocol and the registry only (docs/architecture.md, "Adding a
+mechanism"): the folder tests/coin_flip/ (module, Numba kernels, C file and its prototype)
+registers ``coin_flip``, and every upper layer serves it, the C export on an emulated target
+included."""
 import json
 import os
 import subprocess
@@ -19,9 +21,9 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def toy():
-    import toy_mechanism
-    registry.register("coin_flip", toy_mechanism.__name__)
-    yield toy_mechanism
+    import coin_flip
+    registry.register("coin_flip", coin_flip.__name__)
+    yield coin_flip
     registry.unregister("coin_flip")
 
 
@@ -71,14 +73,29 @@ def test_export_for_host_and_the_host_c_parity(toy, tmp_path):
                                                                                      "mismatches": 0}
 
 
-def test_host_c_bridge_agrees(toy):
-    from fxdp.mechanisms import _device as dv
-    from fxdp.mechanisms import _fleet
-    m = fxdp.make_coin_flip()
-    x = np.arange(500) % 3 == 0
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, x, 11)
-    out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, x, 11)
-    assert (out_c == out_nb).all() and (st_c == st_nb).all() and (bits_c == bits_nb).all()
+def test_its_own_c_on_an_emulated_target(toy, tmp_path):
+    """The export carries the family's C file and prototype from its folder, and the firmware
+    built for a Cortex-M0+ releases under QEMU what m.simulate releases (fxdp_coin_flip, not the
+    binary-RR entry point)."""
+    m = fxdp.make_coin_flip(keep=Fraction(5, 8), bits=12)
+    fxdp.export.generate(m, "cortex-m0plus", tmp_path / "fw")
+    assert (tmp_path / "fw" / "src" / "fxdp_mech_coin_flip.c").is_file()
+    assert "fxdp_coin_flip(" in (tmp_path / "fw" / "src" / "fxdp_mech_coin_flip.h").read_text()
+    assert "fxdp_mech_rr.c" not in {p.name for p in (tmp_path / "fw" / "src").iterdir()}
+    r = fxdp.export.verify_on_target(m, tmp_path / "fw", "cortex-m0plus", seed=7, devices=400)
+    assert r == {"target": "cortex-m0plus", "releases": 400, "mismatches": 0}
+
+
+def test_the_family_is_one_folder_and_fxdp_does_not_know_it():
+    """What adding the family touched: its folder (module with its registry line, kernels, C,
+    prototype) and this test file; no file of the package names it."""
+    folder = HERE / "coin_flip"
+    assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == [
+        "__init__.py", "_kernels_coin_flip.py", "fxdp_mech_coin_flip.c", "fxdp_mech_coin_flip.h"]
+    package = Path(fxdp.__file__).resolve().parent
+    named = [p for p in package.rglob("*") if p.suffix in (".py", ".c", ".h", ".toml", ".in")
+             and "coin_flip" in p.read_text(errors="replace")]
+    assert named == []
 
 
 def test_cli(toy, tmp_path):
@@ -87,7 +104,7 @@ def test_cli(toy, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
 
     def cli(*args):
-        code = "import sys, toy_mechanism; from fxdp.cli import main; sys.exit(main(sys.argv[1:]))"
+        code = "import sys, coin_flip; from fxdp.cli import main; sys.exit(main(sys.argv[1:]))"
         return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
                               cwd=tmp_path)
     r = cli("audit", str(cfg), "--json")

@@ -1,4 +1,4 @@
-"""Unary encoding (OUE / SUE, fxdp/mechanisms/unary_encoding.py): realized parameters, exactness by
+"""Unary encoding (OUE / SUE, fxdp/mechanisms/oracles/unary_encoding.py): realized parameters, exactness by
 enumeration of every bit string, reference / Numba / C parity on the keyed stream, the exact
 audit, the estimator and its closed-form variance, bad input and entropy failure."""
 from collections import Counter
@@ -13,7 +13,7 @@ from fxdp.conservative import exp_le
 from fxdp.errors import EntropyError
 from fxdp.mechanisms import _device as dv
 from fxdp.mechanisms import _fleet
-from fxdp.mechanisms.unary_encoding import realize
+from fxdp.mechanisms.oracles.unary_encoding import realize
 from fxdp.reports import worst_pair
 
 FORMS = [(opt, ct) for opt in (True, False) for ct in (False, True)]
@@ -153,7 +153,7 @@ def test_bad_input_is_refused_and_nothing_is_released():
             m(bad)
     with pytest.raises(ValueError, match=r"item indices in \[0, 3\]"):
         m.simulate([0, 4], seed=1)
-    with pytest.raises(ValueError, match="FXDP_UE_MAX_D"):
+    with pytest.raises(ValueError, match="FXDP_UNARY_ENCODING_MAX_D"):
         fxdp.make_unary_encoding(1025, 1).device_spec()
     with pytest.raises(ValueError, match="n x d = n x 4"):
         m.estimate(np.zeros((3, 5)))
@@ -167,7 +167,7 @@ def test_c_refuses_bad_parameters_and_inputs_without_writing():
     bad_cfgs = [dict(base, d=1), dict(base, d=1025), dict(base, a_q=0), dict(base, a_q=m.a_p),
                 dict(base, a_p=1 << 32), dict(base, bits=0), dict(base, bits=64)]
     for cfg_d, x in [(c, 0) for c in bad_cfgs] + [(base, 8), (base, 0xFFFFFFFF)]:
-        cfg = ffi.new("fxdp_ue_cfg *", cfg_d)
+        cfg = ffi.new("fxdp_unary_encoding_cfg *", cfg_d)
         xin = ffi.new("uint32_t *", x)
         out = ffi.new("uint8_t[1024]", [7] * 1024)
         r = native.new_rng_seeded(1, 0)

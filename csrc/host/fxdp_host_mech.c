@@ -5,7 +5,7 @@
  * (fxdp_rr_bool[_ct], fxdp_rr[_ct], fxdp_rappor[_ct], fxdp_unary_encoding[_ct],
  * fxdp_hadamard_response[_ct], fxdp_subset_selection[_ct], fxdp_local_hashing[_ct],
  * fxdp_duchi[_ct], fxdp_piecewise[_ct], fxdp_hybrid[_ct],
- * fxdp_square_wave[_ct], fxdp_numeric_md[_ct], fxdp_geometric[_ct]),
+ * fxdp_square_wave[_ct], fxdp_numeric_multidim[_ct], fxdp_geometric[_ct]),
  * exactly as firmware would.  Not part of the firmware library.
  *
  * Device i: fxdp_rng_init_stream(seed[8], seed, device_ids[i], stream 0) (seed words: 8 key words,
@@ -80,10 +80,11 @@ static fxdp_status rr_device(const fxdp_host_fleet *f, fxdp_rng *r, uint64_t id,
         return fxdp_host_fleet_run(&f, device_ids, first_block, DEVICE, status, bits_used);              \
     }
 
-#define FLEET(KIND, ENTRY, CFG_T, X_T, OUT_T, X_ROW, OUT_ROW)                                              \
+#define FLEET(KIND, ENTRY, CFG_T, X_T, OUT_T, X_ROW, OUT_ROW, X_MAX, OUT_MAX)                              \
     FLEET_DEVICE(KIND##_device, ENTRY, ENTRY##_ct, CFG_T, X_T, OUT_T, X_ROW, OUT_ROW)                      \
     FLEET_ENTRY(KIND, CFG_T, X_T, OUT_T, KIND##_device)
-#define FLEET_CUSTOM(KIND, ENTRY, CFG_T, X_T, OUT_T, DEVICE) FLEET_ENTRY(KIND, CFG_T, X_T, OUT_T, DEVICE)
+#define FLEET_CUSTOM(KIND, ENTRY, CFG_T, X_T, OUT_T, DEVICE, X_MAX, OUT_MAX) \
+    FLEET_ENTRY(KIND, CFG_T, X_T, OUT_T, DEVICE)
 #include "fxdp_host_fleets.h"
 #undef FLEET
 #undef FLEET_CUSTOM

@@ -32,8 +32,8 @@ from .. import targets as _targets
 from .wire_c import config_c_code, config_h_lines
 from .templates import template
 from .formats import FORMATS, WRITERS, ExportContext, resolve as _resolve_formats
-from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal,  # noqa: F401
-                   device_spec, exportable_kinds, find_csrc, library_sources)
+from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal, device_spec, exportable_kinds,
+                   find_csrc, library_sources)
 
 # The min-entropy per byte (bits) the health tests assume when the config and the CLI state none.
 # 2 bits per byte is SP 800-90B Table 2's middle row: a stuck source is caught within 11 bytes and a

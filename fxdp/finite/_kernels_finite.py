@@ -25,8 +25,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from ..samplers import _kernels as K
-from ..samplers._kernels import FLEET_CHUNK, LANES, OK, STATE_WORDS, STATUS, seed_device, \
-    bits as _bits_pub, discrete_laplace_censored as _dlap_censored
+from ..samplers._kernels import (FLEET_CHUNK, LANES, OK, STATE_WORDS, STATUS, seed_device, bits as _bits_pub,
+                                 discrete_laplace_censored as _dlap_censored)
 from . import fixmath as fm
 
 _jit = numba.njit(cache=True, nogil=True)

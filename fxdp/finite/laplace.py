@@ -80,12 +80,12 @@ from ..bitsource import BitSource, default_source
 from ..conservative import float_up
 from ..fixed import QFormat
 from ..mechanisms.base import Mechanism, answers, expect_kind
-from ..mechanisms.geometric import realize_scale
+from ..mechanisms.additive.geometric import realize_scale
 from ..samplers import reference as ref
 from ..validate import check_int, check_rational, given
 from . import bounds as bd
-from .constants import (_TRUNC, DELTA_CORDIC, DELTA_LAMBDA, EXCEPTION_RAW, METHOD_DIRECT,  # noqa: F401
-                        METHOD_SCALED, RAW_LIMIT, TRUNC_CLAMP, TRUNC_EXCEPTION)
+from .constants import (_TRUNC, DELTA_CORDIC, DELTA_LAMBDA, EXCEPTION_RAW, METHOD_DIRECT, METHOD_SCALED,
+                        RAW_LIMIT, TRUNC_CLAMP, TRUNC_EXCEPTION)
 from .fixmath import cordic_cos_sin_q30, neglog_q26
 
 __all__ = ["make_laplace_fixed", "make_naive_laplace_fixed", "make_planar_laplace_fixed",

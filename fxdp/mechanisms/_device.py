@@ -80,7 +80,7 @@ def c_fleet(m, values, seed, device_ids=None, first_block=0):
     (out rows of failed devices are zero)."""
     from .. import native
     from ._fleet import check_first_block
-    from ._kernels_mech import check_device_ids, check_seed
+    from ._fleet import check_device_ids, check_seed
 
     ffi, lib = native.ffi, native.lib
     x = m.fleet_inputs(values)

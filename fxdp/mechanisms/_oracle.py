@@ -80,7 +80,7 @@ class ItemOracle(Mechanism):
         return check_int("x (item index)", x, 0, self.d - 1)
 
     def fleet_inputs(self, values):
-        from ._kernels_mech import int_array
+        from ._fleet import int_array
         return int_array(f"values (item indices in [0, {self.d - 1}])", values, 1, 0, self.d - 1)
 
     def synthetic_population(self, devices, seed):

@@ -32,7 +32,7 @@ Fleet simulation (Numba)
     seed, device_ids=None)``: the same on inputs already in the device form (what
     the C entry points take; the export harness's parity phase): ``simulate``
     unless the Python API takes another form (numeric readings -> grid indices,
-    ``fxdp.mechanisms._numeric``).
+    ``fxdp.mechanisms.readings._numeric``).
 Estimation
     ``estimate(reports)``: the server's default unbiased estimator (an
     ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,

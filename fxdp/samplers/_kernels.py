@@ -118,37 +118,33 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros  # noqa: F401
 
 from ..bitsource import derive_key_nonce  # noqa: F401
-from ._nb_core import (  # noqa: F401
-    BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY, ERR_PARAM, ERR_RANGE, KEY,
-    LAST_COUNTER, MODE, MODE_CHACHA, MODE_CHACHA_FKE, MODE_HOOK, MODE_REPLAY, NONCE, OK, SHARED_WORDS, STATE_WORDS,
-    STATUS, WORD_POS, _C0, _C1, _C2, _C3, _I0, _I1, _I64MAX_U, _M32, _R12, _R16, _R32, _R7, _R8,
-    _U0, _U1, _U32, _U32MAX, _U63, _U64, _U64MAX, _WIDE, _add, _block_core, _check_state, _device_state,
-    _mode_of_version, fast_key_erasure, seed_parts,
-    _fetch, _ijit, _in_range, _jit, _load, _mask, _neg, _njit_nrt, _pjit, _rd_bits, _rd_bits64,
-    _refill, _rotl, _seed_into, _store, bits_used, bits_used_nb, chacha20_block, keyed_state,
-    new_state, prefer_wide_vectors, replay_bits, replay_into, replay_state, seed_key_words, seed_state,
-    status_of)
-from ._nb_drivers import (  # noqa: F401
-    FLEET_CHUNK, _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet)
-from ._nb_lanes import (  # noqa: F401
-    LANES, _Z32, compile_stream_core, fast_bits_used, lane_blocks, restart_device, seed_device, seed_lane,
-    start_device_fast)
-from ._nb_uniform import (  # noqa: F401
-    _bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform, _rd_dyadic, _rd_dyadic_ct,
-    _ok_uniform_ct, _rd_dyadic_odd, _rd_rational, _rd_table, _rd_uniform_below, _rd_uniform_below_ct, _rd_uniform_below_wide,
-    UNIFORM_CT_ROUNDS, _TWO32, _UCT_R, bernoulli_dyadic,
-    bernoulli_dyadic_ct, bernoulli_rational, bits, bits64, fill_bernoulli_dyadic,
-    fill_bernoulli_dyadic_ct, fill_bernoulli_rational, fill_bits, fill_table_sample_ct,
-    fill_uniform_below, fill_uniform_below_ct, fleet_bernoulli_dyadic, fleet_bernoulli_dyadic_ct,
-    fleet_bernoulli_rational, fleet_bits, fleet_table_sample_ct, fleet_uniform_below, fleet_uniform_below_ct,
-    table_sample_ct, uniform_below, uniform_below_ct)
-from ._nb_laplace import (  # noqa: F401
-    GEO_BITS, _GEO_TABLE, _GEO_W, _NeedMore, _PrefixSource, _geometric_table, _ok_bounds, _ok_exp,
-    _ok_laplace, _ok_laplace_censored, _rd_exp, _rd_exp_le1, _rd_geometric_cks, _rd_geometric_e1,
-    _rd_laplace, _rd_laplace_censored,
-    bernoulli_exp, discrete_laplace, discrete_laplace_censored, fill_bernoulli_exp,
-    fill_discrete_laplace, fill_discrete_laplace_censored, fleet_bernoulli_exp,
-    fleet_discrete_laplace, fleet_discrete_laplace_censored)
+from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY, ERR_PARAM, ERR_RANGE, KEY,
+                       LAST_COUNTER, MODE, MODE_CHACHA, MODE_CHACHA_FKE, MODE_HOOK, MODE_REPLAY, NONCE, OK,
+                       SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _C0, _C1, _C2, _C3, _I0, _I1, _I64MAX_U,
+                       _M32, _R12, _R16, _R32, _R7, _R8, _U0, _U1, _U32, _U32MAX, _U63, _U64, _U64MAX, _WIDE,
+                       _add, _block_core, _check_state, _device_state, _mode_of_version, fast_key_erasure,
+                       seed_parts, _fetch, _ijit, _in_range, _jit, _load, _mask, _neg, _njit_nrt, _pjit,
+                       _rd_bits, _rd_bits64, _refill, _rotl, _seed_into, _store, bits_used, bits_used_nb,
+                       chacha20_block, keyed_state, new_state, prefer_wide_vectors, replay_bits, replay_into,
+                       replay_state, seed_key_words, seed_state, status_of)
+from ._nb_drivers import FLEET_CHUNK, _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet
+from ._nb_lanes import (LANES, _Z32, compile_stream_core, fast_bits_used, lane_blocks, restart_device,
+                        seed_device, seed_lane, start_device_fast)
+from ._nb_uniform import (_bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform,
+                          _rd_dyadic, _rd_dyadic_ct, _ok_uniform_ct, _rd_dyadic_odd, _rd_rational, _rd_table,
+                          _rd_uniform_below, _rd_uniform_below_ct, _rd_uniform_below_wide, UNIFORM_CT_ROUNDS,
+                          _TWO32, _UCT_R, bernoulli_dyadic, bernoulli_dyadic_ct, bernoulli_rational, bits,
+                          bits64, fill_bernoulli_dyadic, fill_bernoulli_dyadic_ct, fill_bernoulli_rational,
+                          fill_bits, fill_table_sample_ct, fill_uniform_below, fill_uniform_below_ct,
+                          fleet_bernoulli_dyadic, fleet_bernoulli_dyadic_ct, fleet_bernoulli_rational,
+                          fleet_bits, fleet_table_sample_ct, fleet_uniform_below, fleet_uniform_below_ct,
+                          table_sample_ct, uniform_below, uniform_below_ct)
+from ._nb_laplace import (GEO_BITS, _GEO_TABLE, _GEO_W, _NeedMore, _PrefixSource, _geometric_table,
+                          _ok_bounds, _ok_exp, _ok_laplace, _ok_laplace_censored, _rd_exp, _rd_exp_le1,
+                          _rd_geometric_cks, _rd_geometric_e1, _rd_laplace, _rd_laplace_censored,
+                          bernoulli_exp, discrete_laplace, discrete_laplace_censored, fill_bernoulli_exp,
+                          fill_discrete_laplace, fill_discrete_laplace_censored, fleet_bernoulli_exp,
+                          fleet_discrete_laplace, fleet_discrete_laplace_censored)
 
 # name -> (single-draw kernel, fill kernel, fleet kernel); params follow the
 # reference's positional order.  PARAM_TYPES gives the canonical argument

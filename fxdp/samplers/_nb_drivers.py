@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._nb_core import (ERR_PARAM, OK, STATE_WORDS, STATUS, _I0, _ijit, _load, _store)
+from ._nb_core import ERR_PARAM, OK, STATE_WORDS, STATUS, _I0, _ijit, _load, _store
 from ._nb_lanes import LANES, seed_device
 
 FLEET_CHUNK = 256        # devices per prange work item (one state and one lane array per item)

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._nb_core import (BLOCK, BLOCK_LEN, ERR_PARAM, ERR_RANGE, OK, STATUS, WORD_POS, _I0, _I1,
-                       _I64MAX_U, _U0, _U1, _U32, _device_state, _ijit, _jit, _load,
-                       _mask, _pjit, _rd_bits, _store)
+from ._nb_core import (BLOCK, BLOCK_LEN, ERR_PARAM, ERR_RANGE, OK, STATUS, WORD_POS, _I0, _I1, _I64MAX_U, _U0,
+                       _U1, _U32, _device_state, _ijit, _jit, _load, _mask, _pjit, _rd_bits, _store)
 from ._nb_drivers import _fleet
 from ._nb_laplace import _ok_laplace, _rd_geometric_cks
 

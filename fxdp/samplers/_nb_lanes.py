@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA,
-                       MODE_CHACHA_FKE, MODE_REPLAY, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0,
-                       _C1, _C2, _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure,
-                       _rotl, prefer_wide_vectors)
+                       MODE_CHACHA_FKE, MODE_REPLAY, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0, _C1, _C2,
+                       _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure, _rotl,
+                       prefer_wide_vectors)
 
 LANES = 32          # devices per lane pass (a module constant: the lane loop is vectorized).  Measured
                     # here (AVX-512, one thread, lane blocks/s, flat view): 16: 6.4e7, 32: 7.8e7,

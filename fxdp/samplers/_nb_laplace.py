@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._nb_core import (BLOCK, BLOCK_LEN, ERR_RANGE, OK, WORD_POS, _I0, _I1, _I64MAX_U, _M32, _U0,
-                       _U1, _U32, _U32MAX, _U64MAX, _ijit, _in_range, _jit, _mask, _neg, _pjit,
-                       _rd_bits)
-from ._nb_drivers import (_draw2, _draw4, _fill2, _fill4, _fleet)
-from ._nb_uniform import (_rd_rational, _rd_uniform_below)
+from ._nb_core import (BLOCK, BLOCK_LEN, ERR_RANGE, OK, WORD_POS, _I0, _I1, _I64MAX_U, _M32, _U0, _U1, _U32,
+                       _U32MAX, _U64MAX, _ijit, _in_range, _jit, _mask, _neg, _pjit, _rd_bits)
+from ._nb_drivers import _draw2, _draw4, _fill2, _fill4, _fleet
+from ._nb_uniform import _rd_rational, _rd_uniform_below
 
 _GEO_W = np.uint64(12)     # GEO_BITS, the lookahead of _rd_geometric_e1
 

@@ -14,7 +14,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from ._nb_core import (ERR_PARAM, ERR_RANGE, OK, STATUS, _I0, _U0, _U1, _U32, _U63, _U64, _U64MAX, _fetch,
                        _M32, _U32MAX, _ijit, _in_range, _jit, _load, _mask, _pjit, _rd_bits, _rd_bits64,
                        _store, prefer_wide_vectors)
-from ._nb_drivers import (_draw1, _draw2, _fill1, _fill2, _fleet)
+from ._nb_drivers import _draw1, _draw2, _fill1, _fill2, _fleet
 
 
 # --------------------------------------------------------------------------

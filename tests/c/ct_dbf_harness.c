@@ -24,9 +24,9 @@ int main(void)
     unsigned long long a_p, d, buckets, sampled, bits, w, x;
 
     while (scanf("%d %llx %llx %llx %llx %llx", &ct, &a_p, &d, &buckets, &sampled, &bits) == 6) {
-        fxdp_dbf_cfg cfg;
-        fxdp_long_device dev;
-        uint32_t xk, out[2u * FXDP_DBF_MAX_S], call, i;
+        fxdp_dbitflip_cfg cfg;
+        fxdp_longitudinal_device dev;
+        uint32_t xk, out[2u * FXDP_DBITFLIP_MAX_S], call, i;
         fxdp_status st;
 
         for (i = 0; i < 8u; i++) {

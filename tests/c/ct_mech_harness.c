@@ -67,10 +67,10 @@ int main(void)
         fxdp_rr_cfg ck;
         fxdp_rappor_cfg cr;
         fxdp_geometric_cfg cg;
-        fxdp_ue_cfg cu;
-        fxdp_hr_cfg ch;
-        fxdp_long_grr_cfg cl;
-        fxdp_long_ue_cfg co;
+        fxdp_unary_encoding_cfg cu;
+        fxdp_hadamard_response_cfg ch;
+        fxdp_longitudinal_grr_cfg cl;
+        fxdp_longitudinal_ue_cfg co;
         unsigned long long w = 0, v0 = 0, v = 0, a3 = 0;
         unsigned long long a2 = 0, d = 0, l2 = 0;
         uint8_t xb1 = 0, yb1 = 0;

@@ -18,7 +18,7 @@
 
 #include "fxdp.h"
 
-static uint16_t out[FXDP_SS_MAX_D];
+static uint16_t out[FXDP_SUBSET_SELECTION_MAX_D];
 volatile uint32_t sink;
 
 int main(void)
@@ -29,7 +29,7 @@ int main(void)
     while (scanf(" %d %llx %llx %llx %llx %llx %llx", &ct, &a_p, &bits, &d, &k, &seed, &x) == 7) {
         fxdp_rng r;
         uint32_t key[8], nonce[3] = {0u, 0u, 0u}, xi = (uint32_t)x, i;
-        fxdp_ss_cfg cfg;
+        fxdp_subset_selection_cfg cfg;
         fxdp_status st;
 
         cfg.a_p = (uint64_t)a_p;

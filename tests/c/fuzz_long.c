@@ -1,5 +1,5 @@
 /*
- * fuzz_long.c -- fixed-seed fuzz driver of the longitudinal oracles (csrc/fxdp_mech_long.c), run under
+ * fuzz_long.c -- fixed-seed fuzz driver of the longitudinal oracles (csrc/fxdp_mech_longitudinal.c), run under
  * AddressSanitizer + UndefinedBehaviorSanitizer by tests/test_longitudinal.py:
  *
  *   fuzz_long SEED ITERATIONS
@@ -57,11 +57,11 @@ static int state_ok(const fxdp_rng *r)
 }
 
 /* A GRR configuration: valid (w0 + (d-1) w = v0 + (d-1) v = 2^bits, w < w0, v <= v0) unless broken. */
-static int grr_cfg(fxdp_long_grr_cfg *c)
+static int grr_cfg(fxdp_longitudinal_grr_cfg *c)
 {
     unsigned bits = 2u + (unsigned)below(31);
     uint64_t two_k = UINT64_C(1) << bits, wmax, vmax;
-    uint32_t dmax = (uint32_t)((two_k >> 1) < FXDP_LONG_GRR_MAX_D ? (two_k >> 1) : FXDP_LONG_GRR_MAX_D);
+    uint32_t dmax = (uint32_t)((two_k >> 1) < FXDP_LONGITUDINAL_GRR_MAX_D ? (two_k >> 1) : FXDP_LONGITUDINAL_GRR_MAX_D);
     int valid = 1;
 
     if (below(4) == 0) {
@@ -88,21 +88,21 @@ static int grr_cfg(fxdp_long_grr_cfg *c)
     case 0: c->w0 += 1u; valid = 0; break;
     case 1: c->v = 0u; valid = 0; break;
     case 2: c->bits = (uint8_t)(below(2) ? 1u : 33u + below(200)); valid = 0; break;
-    case 3: c->d = below(2) ? (uint32_t)below(2) : FXDP_LONG_GRR_MAX_D + 1u + (uint32_t)below(5); valid = 0; break;
+    case 3: c->d = below(2) ? (uint32_t)below(2) : FXDP_LONGITUDINAL_GRR_MAX_D + 1u + (uint32_t)below(5); valid = 0; break;
     default: break;
     }
     return valid;
 }
 
 /* An L-OUE configuration: valid (0 < a_q1 < a_p1 < 2^bits, 2^(bits-1) < a_p2 < 2^bits) unless broken. */
-static int ue_cfg(fxdp_long_ue_cfg *c)
+static int ue_cfg(fxdp_longitudinal_ue_cfg *c)
 {
     unsigned bits = 2u + (unsigned)below(62);
     uint64_t two_k = UINT64_C(1) << bits, half = two_k >> 1;
     int valid = 1;
 
     c->bits = (uint8_t)bits;
-    c->d = below(4) == 0 ? FXDP_LONG_UE_MAX_D : 2u + (uint32_t)below(40);
+    c->d = below(4) == 0 ? FXDP_LONGITUDINAL_UE_MAX_D : 2u + (uint32_t)below(40);
     c->a_p1 = half;
     c->a_q1 = half > 1u ? 1u + below(half - 1u) : 0u;
     c->a_p2 = half + 1u + below(half - 1u);
@@ -111,7 +111,7 @@ static int ue_cfg(fxdp_long_ue_cfg *c)
     case 0: c->a_q1 = 0u; valid = 0; break;
     case 1: c->a_p2 = half; valid = 0; break;
     case 2: c->bits = (uint8_t)(below(2) ? 1u : 64u + below(100)); valid = 0; break;
-    case 3: c->d = below(2) ? (uint32_t)below(2) : FXDP_LONG_UE_MAX_D + 1u; valid = 0; break;
+    case 3: c->d = below(2) ? (uint32_t)below(2) : FXDP_LONGITUDINAL_UE_MAX_D + 1u; valid = 0; break;
     case 4: c->a_p1 = two_k; valid = 0; break;
     default: break;
     }
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 {
     unsigned long iter, iters;
     static struct hook_ctx hook;
-    static uint8_t ue_out[FXDP_LONG_UE_MAX_D + 8], ue_out2[FXDP_LONG_UE_MAX_D + 8];
+    static uint8_t ue_out[FXDP_LONGITUDINAL_UE_MAX_D + 8], ue_out2[FXDP_LONGITUDINAL_UE_MAX_D + 8];
 
     g_state = argc > 1 ? strtoull(argv[1], NULL, 0) : 1u;
     if (g_state == 0u) {
@@ -132,9 +132,9 @@ int main(int argc, char **argv)
 
     for (iter = 0; iter < iters; iter++) {
         fxdp_rng r, before;
-        fxdp_long_grr_cfg gc;
-        fxdp_long_ue_cfg uc;
-        fxdp_long_device dev;
+        fxdp_longitudinal_grr_cfg gc;
+        fxdp_longitudinal_ue_cfg uc;
+        fxdp_longitudinal_device dev;
         uint32_t words[18], key[8], i, x, o32 = 0xA5A5A5A5u;
         int op = (int)below(9), valid, keyed = 0, null_r = below(48) == 0, null_cfg = below(48) == 0;
         int null_x = below(48) == 0, null_out = below(48) == 0, null_dev = below(48) == 0;
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
         {
             fxdp_rng *rp = null_r ? NULL : &r;
             const uint32_t *xp = null_x ? NULL : &x;
-            const fxdp_long_device *dp = null_dev ? NULL : &dev;
+            const fxdp_longitudinal_device *dp = null_dev ? NULL : &dev;
             switch (op) {
             case 0:
                 st = fxdp_longitudinal_provision(rp, null_dev ? NULL : &dev);
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
             /* the export release is the report of the device derived from the sibling stream */
             if (keyed && (op == 1 || op == 2 || op == 5 || op == 6)) {
                 fxdp_rng sib, r2 = before;
-                fxdp_long_device d2;
+                fxdp_longitudinal_device d2;
                 uint32_t nonce[3], o2 = 0;
                 nonce[0] = before.nonce[0];
                 nonce[1] = before.nonce[1];

@@ -66,7 +66,7 @@ LAZY_ONLY = ("laplace", "planar")      # kinds with no constant-time form: not p
 # Constant-time entry points of fxdp.h that an export does not call directly: their twin with the
 # device secret as a parameter, called by the same driver after the export entry (dev.secret secret).
 _REPORT_CT = """        {{
-            fxdp_long_device dev;
+            fxdp_longitudinal_device dev;
             unsigned j;
             fxdp_rng_init_seed(&r, seed, i, 1u, 0u);
             for (j = 0; j < 8u; j++) {{

@@ -57,7 +57,7 @@ SPLIT_RETURN = [
     "grr_export", "ue_report", "ue_report_checked", "ue_export",
     "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
     "md_check", "md_subset", "md_report", "md_run", "duchi_run", "fxdp_i_duchi_lazy", "fxdp_i_duchi_ct",
-    "fxdp_i_pm_lazy", "fxdp_i_pm_ct", "fxdp_i_hm_run",
+    "fxdp_i_piecewise_lazy", "fxdp_i_piecewise_ct", "fxdp_i_hybrid_run",
 ]
 
 # The analysis, stated once (docs/verification.md quotes it).

@@ -1,12 +1,12 @@
-/* Eva drivers: dBitFlip of csrc/fxdp.h (fxdp_mech_dbf.c).  cfg, device and input arbitrary; out the
- * largest any valid cfg needs (2 * FXDP_DBF_MAX_S words). */
+/* Eva drivers: dBitFlip of csrc/fxdp.h (fxdp_mech_dbitflip.c).  cfg, device and input arbitrary; out the
+ * largest any valid cfg needs (2 * FXDP_DBITFLIP_MAX_S words). */
 #include "eva_common.h"
 
-static fxdp_dbf_cfg dc;
-static fxdp_long_device ddev;
+static fxdp_dbitflip_cfg dc;
+static fxdp_longitudinal_device ddev;
 static uint32_t dx;
-static uint32_t dout[2u * FXDP_DBF_MAX_S];
-static fxdp_dbf_work dw;                  /* the _w forms' workspace: static, any prior contents */
+static uint32_t dout[2u * FXDP_DBITFLIP_MAX_S];
+static fxdp_dbitflip_work dw;                  /* the _w forms' workspace: static, any prior contents */
 
 static void any_dbf(void)
 {

@@ -1,12 +1,12 @@
-/* Eva drivers: the longitudinal frequency oracles of csrc/fxdp.h (fxdp_mech_long.c).  cfg, device
- * and input arbitrary; out the largest any valid cfg needs (GRR: one item, UE: FXDP_LONG_UE_MAX_D). */
+/* Eva drivers: the longitudinal frequency oracles of csrc/fxdp.h (fxdp_mech_longitudinal.c).  cfg, device
+ * and input arbitrary; out the largest any valid cfg needs (GRR: one item, UE: FXDP_LONGITUDINAL_UE_MAX_D). */
 #include "eva_common.h"
 
-static fxdp_long_grr_cfg lg;
-static fxdp_long_ue_cfg lu;
-static fxdp_long_device ldev;
+static fxdp_longitudinal_grr_cfg lg;
+static fxdp_longitudinal_ue_cfg lu;
+static fxdp_longitudinal_device ldev;
 static uint32_t lx, ly;
-static uint8_t lue_out[FXDP_LONG_UE_MAX_D];
+static uint8_t lue_out[FXDP_LONGITUDINAL_UE_MAX_D];
 static fxdp_lgrr_work lgw;                /* the _w forms' workspaces: static, any prior contents */
 static fxdp_lue_work luw;
 

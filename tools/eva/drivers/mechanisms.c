@@ -1,5 +1,6 @@
-/* Eva drivers: layer 4 mechanisms of csrc/fxdp.h.  Every cfg field is arbitrary (pointer fields
- * valid or NULL); input and output buffers are the largest any valid cfg needs (x and out have
+/* Eva drivers: the layer 4 mechanisms of csrc/fxdp.h whose cfg needs more than arbitrary fields
+ * (a table pointer; parts); the others are generated (generated.c, tools/gen_c_glue.py).  Every
+ * cfg field is arbitrary (pointer fields valid or NULL); input and output buffers are the largest any valid cfg needs (x and out have
  * the count the contract gives for every cfg that passes the checks, so an access beyond them
  * would be a read or write before the parameter check). */
 #include "eva_common.h"
@@ -14,40 +15,13 @@
 static uint32_t rr_table[RR_TABLE_ENTRIES];
 static uint32_t geo_table[1u << 16];
 
-static fxdp_rr_bool_cfg rb;
 static fxdp_rr_cfg rc;
-static fxdp_rappor_cfg rp;
 static fxdp_geometric_cfg gc;
-static fxdp_ue_cfg uc;
-static fxdp_hr_cfg hc;
-static fxdp_ss_cfg sc;
-static fxdp_lh_cfg lc;
-static fxdp_duchi_cfg dc;
-static fxdp_pm_cfg pc;
-static fxdp_hm_cfg hmc;
-static fxdp_md_cfg mdc;
+static fxdp_numeric_multidim_cfg mdc;
 
-static uint8_t x8[FXDP_RAPPOR_MAX_K], o8[FXDP_RAPPOR_MAX_K];
-static uint8_t ue_out[FXDP_UE_MAX_D];
 static uint32_t x32, o32;
-static uint16_t ss_out[FXDP_SS_MAX_D - 1u];      /* k < d <= FXDP_SS_MAX_D */
-static uint32_t lh_out[3];
 static int64_t x64[FXDP_GEOMETRIC_MAX_N], o64[FXDP_GEOMETRIC_MAX_N];
-static uint32_t md_x[FXDP_MD_MAX_D], md_out[2u * FXDP_MD_MAX_K];   /* d <= FXDP_MD_MAX_D, 2k outputs */
-
-void eva_rr_bool(void)
-{
-    eva_unknown(&rb, sizeof rb);
-    eva_unknown(x8, 1);
-    (void)fxdp_rr_bool(eva_rng_or_null(), EVA_OR_NULL(&rb), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
-}
-
-void eva_rr_bool_ct(void)
-{
-    eva_unknown(&rb, sizeof rb);
-    eva_unknown(x8, 1);
-    (void)fxdp_rr_bool_ct(eva_rng_or_null(), EVA_OR_NULL(&rb), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
-}
+static uint32_t md_x[FXDP_NUMERIC_MULTIDIM_MAX_D], md_out[2u * FXDP_NUMERIC_MULTIDIM_MAX_K];   /* d <= FXDP_NUMERIC_MULTIDIM_MAX_D, 2k outputs */
 
 static void any_rr_cfg(void)
 {
@@ -76,20 +50,6 @@ void eva_rr_ct(void)
     (void)fxdp_rr_ct(eva_rng_or_null(), EVA_OR_NULL(&rc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
 }
 
-void eva_rappor(void)
-{
-    eva_unknown(&rp, sizeof rp);
-    eva_unknown(x8, sizeof x8);
-    (void)fxdp_rappor(eva_rng_or_null(), EVA_OR_NULL(&rp), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
-}
-
-void eva_rappor_ct(void)
-{
-    eva_unknown(&rp, sizeof rp);
-    eva_unknown(x8, sizeof x8);
-    (void)fxdp_rappor_ct(eva_rng_or_null(), EVA_OR_NULL(&rp), EVA_OR_NULL(x8), EVA_OR_NULL(o8));
-}
-
 static void any_geo_cfg(void)
 {
     eva_unknown(&gc, sizeof gc);
@@ -116,153 +76,41 @@ void eva_geometric_ct_rom(void)
     (void)fxdp_geometric_ct_rom(eva_rng_or_null(), EVA_OR_NULL(&gc), EVA_OR_NULL(x64), EVA_OR_NULL(o64));
 }
 
-void eva_unary_encoding(void)
-{
-    eva_unknown(&uc, sizeof uc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_unary_encoding(eva_rng_or_null(), EVA_OR_NULL(&uc), EVA_OR_NULL(&x32), EVA_OR_NULL(ue_out));
-}
-
-void eva_unary_encoding_ct(void)
-{
-    eva_unknown(&uc, sizeof uc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_unary_encoding_ct(eva_rng_or_null(), EVA_OR_NULL(&uc), EVA_OR_NULL(&x32), EVA_OR_NULL(ue_out));
-}
-
-void eva_hadamard_response(void)
-{
-    eva_unknown(&hc, sizeof hc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_hadamard_response(eva_rng_or_null(), EVA_OR_NULL(&hc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_hadamard_response_ct(void)
-{
-    eva_unknown(&hc, sizeof hc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_hadamard_response_ct(eva_rng_or_null(), EVA_OR_NULL(&hc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_subset_selection(void)
-{
-    eva_unknown(&sc, sizeof sc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_subset_selection(eva_rng_or_null(), EVA_OR_NULL(&sc), EVA_OR_NULL(&x32), EVA_OR_NULL(ss_out));
-}
-
-void eva_subset_selection_ct(void)
-{
-    eva_unknown(&sc, sizeof sc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_subset_selection_ct(eva_rng_or_null(), EVA_OR_NULL(&sc), EVA_OR_NULL(&x32), EVA_OR_NULL(ss_out));
-}
-
-void eva_local_hashing(void)
-{
-    eva_unknown(&lc, sizeof lc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_local_hashing(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
-}
-
-void eva_local_hashing_ct(void)
-{
-    eva_unknown(&lc, sizeof lc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_local_hashing_ct(eva_rng_or_null(), EVA_OR_NULL(&lc), EVA_OR_NULL(&x32), EVA_OR_NULL(lh_out));
-}
-
-void eva_duchi(void)
-{
-    eva_unknown(&dc, sizeof dc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_duchi(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
-}
-
-void eva_duchi_ct(void)
-{
-    eva_unknown(&dc, sizeof dc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_duchi_ct(eva_rng_or_null(), EVA_OR_NULL(&dc), EVA_OR_NULL(&x32), EVA_OR_NULL(o8));
-}
-
-void eva_piecewise(void)
-{
-    eva_unknown(&pc, sizeof pc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_piecewise(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_piecewise_ct(void)
-{
-    eva_unknown(&pc, sizeof pc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_piecewise_ct(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_square_wave(void)
-{
-    eva_unknown(&pc, sizeof pc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_square_wave(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_square_wave_ct(void)
-{
-    eva_unknown(&pc, sizeof pc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_square_wave_ct(eva_rng_or_null(), EVA_OR_NULL(&pc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_hybrid(void)
-{
-    eva_unknown(&hmc, sizeof hmc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_hybrid(eva_rng_or_null(), EVA_OR_NULL(&hmc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
-void eva_hybrid_ct(void)
-{
-    eva_unknown(&hmc, sizeof hmc);
-    eva_unknown(&x32, sizeof x32);
-    (void)fxdp_hybrid_ct(eva_rng_or_null(), EVA_OR_NULL(&hmc), EVA_OR_NULL(&x32), EVA_OR_NULL(&o32));
-}
-
 /*
  * Parts.  The multi-dimensional cfg is analysed in parts whose union is every value (the other
  * fields stay arbitrary), so nothing is assumed: its base 0 (Duchi), 1 (Piecewise), 2 (Hybrid) or
- * any other value, times k each of 1..FXDP_MD_MAX_K, 0, or any value above.  md_check validates
+ * any other value, times k each of 1..FXDP_NUMERIC_MULTIDIM_MAX_K, 0, or any value above.  md_check validates
  * only the part of cfg->hm that the base selects; with the base one constant, that validation is
  * still known where md_report runs the same base (in one joined state, the fields a base did not
  * check are arbitrary and the other bases' shifts raise alarms).  With k one constant, the check
- * k <= d bounds Floyd's j = d - k + n < d <= FXDP_MD_MAX_D (non-relational, d - k could wrap),
+ * k <= d bounds Floyd's j = d - k + n < d <= FXDP_NUMERIC_MULTIDIM_MAX_D (non-relational, d - k could wrap),
  * hence every sampled attribute, which indexes x.
  */
 static void md_part(uint8_t b, uint32_t k)
 {
     eva_unknown(&mdc, sizeof mdc);
     mdc.base = b < 3u ? b : Frama_C_unsigned_char_interval(3u, UINT8_MAX);
-    mdc.k = k == 0u ? 0u : k <= FXDP_MD_MAX_K ? k : Frama_C_unsigned_int_interval(FXDP_MD_MAX_K + 1u, UINT32_MAX);
+    mdc.k = k == 0u ? 0u : k <= FXDP_NUMERIC_MULTIDIM_MAX_K ? k : Frama_C_unsigned_int_interval(FXDP_NUMERIC_MULTIDIM_MAX_K + 1u, UINT32_MAX);
 }
 
-void eva_numeric_md(void)
+void eva_numeric_multidim(void)
 {
     uint8_t b = Frama_C_unsigned_char_interval(0u, 3u);
-    uint32_t k = Frama_C_unsigned_int_interval(0u, FXDP_MD_MAX_K + 1u);
+    uint32_t k = Frama_C_unsigned_int_interval(0u, FXDP_NUMERIC_MULTIDIM_MAX_K + 1u);
     /*@ split b; */
     /*@ split k; */
     md_part(b, k);
     eva_unknown(md_x, sizeof md_x);
-    (void)fxdp_numeric_md(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
+    (void)fxdp_numeric_multidim(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
 }
 
-void eva_numeric_md_ct(void)
+void eva_numeric_multidim_ct(void)
 {
     uint8_t b = Frama_C_unsigned_char_interval(0u, 3u);
-    uint32_t k = Frama_C_unsigned_int_interval(0u, FXDP_MD_MAX_K + 1u);
+    uint32_t k = Frama_C_unsigned_int_interval(0u, FXDP_NUMERIC_MULTIDIM_MAX_K + 1u);
     /*@ split b; */
     /*@ split k; */
     md_part(b, k);
     eva_unknown(md_x, sizeof md_x);
-    (void)fxdp_numeric_md_ct(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
+    (void)fxdp_numeric_multidim_ct(eva_rng_or_null(), EVA_OR_NULL(&mdc), EVA_OR_NULL(md_x), EVA_OR_NULL(md_out));
 }

@@ -1,0 +1,93 @@
+"""Layer 4, Numba kernels of basic one-time RAPPOR (fxdp.mechanisms.oracles.rappor is the
+reference; csrc/fxdp_mech_rappor.c the C).
+
+* ``release_rappor(state, a, bits, ct, x, out) -> status`` (x, out: uint8[k]; every bit flipped
+  with probability a / 2^bits)
+* ``fleet_rappor(key, ids, first_block, a, bits, ct, x, out, status, bits_out)``
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ...samplers import _kernels as K
+from ...samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
+from ...samplers._kernels import (ERR_ENTROPY, ERR_PARAM, OK, STATE_WORDS, STATUS, _load, _rd_dyadic,
+                                  _rd_dyadic_ct, _store)
+from .._kernels_common import CHUNK, _ijit, _jit, _njit_nrt, _pjit, _pos
+
+
+# --------------------------------------------------------------------------
+# one release, unchecked (typed arguments; the callers validate).  The bit
+# buffer travels in (buf, c) as in the sampler kernels: _x_rd(state, buf, c,
+# ...) -> (status, value, buf, c); on failure (buf, c) are those before the
+# failed fetch, so storing them keeps the stream position the reference has.
+
+@_ijit
+def _rappor_row(state, a, bits, ct, xrow, outrow):
+    """outrow[i] = xrow[i] XOR Bernoulli(a/2^bits), i = 0..k-1; returns the status.
+    On failure outrow[:i] holds the first outputs (the callers discard them)."""
+    buf, c = _load(state)
+    for i in range(xrow.shape[0]):
+        if ct:
+            st, b, buf, c = _rd_dyadic_ct(state, buf, c, a, bits)
+        else:
+            st, b, buf, c = _rd_dyadic(state, buf, c, a, bits)
+        if st != OK:
+            _store(state, buf, c)
+            return st
+        outrow[i] = xrow[i] ^ np.uint8(1 if b else 0)
+    _store(state, buf, c)
+    return OK
+
+
+# --------------------------------------------------------------------------
+# public single releases (state status first; outputs only on success)
+
+@_njit_nrt
+def release_rappor(state, a, bits, ct, x, out):
+    """status; out[:] = the k released bits of x (uint8 0/1 arrays), written only on success."""
+    st = np.int64(state[STATUS])
+    if st != OK:
+        return st
+    if not K._ok_dyadic(a, bits) or x.shape[0] != out.shape[0]:
+        return ERR_PARAM
+    tmp = np.empty(x.shape[0], dtype=np.uint8)
+    st = _rappor_row(state, np.uint64(a), np.uint64(bits), ct, x, tmp)
+    if st == OK:
+        out[:] = tmp
+    return st
+
+
+# --------------------------------------------------------------------------
+# fleet: devices in parallel, CHUNK at a time (fxdp.mechanisms._kernels_common)
+
+@_jit
+def _chunk_rappor(state, lanes, tmp, key, device_ids, lo, hi, first_block, a, bits, ct, x, out, status,
+                  bits_out):
+    want_bits = bits_out.shape[0] > 0
+    for i in range(lo, hi):
+        fast = start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        while True:
+            st = _rappor_row(state, a, bits, ct, x[i], tmp)
+            if not (fast and st == ERR_ENTROPY):
+                break
+            restart_device(state, lanes, key, device_ids, i, lo, first_block, 0)
+            fast = False
+        status[i] = np.uint8(st)
+        if st == OK:
+            for j in range(tmp.shape[0]):
+                out[i, j] = tmp[j]
+        if want_bits:
+            bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
+
+
+@_pjit
+def fleet_rappor(key, device_ids, first_block, a, bits, ct, x, out, status, bits_out):
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + CHUNK - 1) // CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        tmp = np.empty(x.shape[1], dtype=np.uint8)
+        _chunk_rappor(state, lanes, tmp, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+                      a, bits, ct, x, out, status, bits_out)
