@@ -311,7 +311,7 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
         sub.append(f"mass beyond the listed outputs: {dist.mass_outside[0]:.2g} (x), "
                    f"{dist.mass_outside[1]:.2g} (x')")
     fig.suptitle(f"{_wrap(dist.mechanism)}\noutput distribution for {_pair_title(dist)}"
-                 + (f"\n{'; '.join(sub)}" if sub else ""), fontsize=8)
+                 + (f"\n{_wrap('; '.join(sub), 130)}" if sub else ""), fontsize=8)
     _save(fig, plt, path)
     dist.path = path
     return dist
@@ -385,7 +385,7 @@ def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
     else:
         _categorical_ticks(ax, dist, np.arange(n))
     sub = [dist.note] if dist.note else []
-    ax.set_title(f"{_wrap(pl.mechanism)}\nprivacy loss for {_pair_title(dist)}" + (f"\n{'; '.join(sub)}" if sub else ""),
+    ax.set_title(f"{_wrap(pl.mechanism)}\nprivacy loss for {_pair_title(dist)}" + (f"\n{_wrap('; '.join(sub), 130)}" if sub else ""),
                  fontsize=8)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     _save(fig, plt, path)
