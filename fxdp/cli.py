@@ -5,7 +5,7 @@
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--json]
     fxdp audit CONFIG [--d-in N|all] [--json] [--plot FILE]
-    fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--json]
+    fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--dpi N] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
     fxdp targets [--json]
     fxdp mechanisms [--json]
@@ -225,16 +225,18 @@ def cmd_plot(args):
     cfg = load_config(args.config)
     m = cfg.mechanism
     x, xp = _parse_input(args.x), _parse_input(args.x_prime)
+    if not 20 <= args.dpi <= 600:
+        raise ValueError(f"--dpi must be an integer in [20, 600], got {args.dpi}")
     if args.kind == "distribution":
-        r = plots.plot_output_distribution(m, x, xp, path=args.out)
+        r = plots.plot_output_distribution(m, x, xp, path=args.out, dpi=args.dpi)
         summary = {"kind": "distribution", "x": r.x, "x_prime": r.x_prime, "outputs": len(r.outputs)}
     elif args.kind == "loss":
-        r = plots.plot_privacy_loss(m, x, xp, path=args.out)
+        r = plots.plot_privacy_loss(m, x, xp, path=args.out, dpi=args.dpi)
         summary = {"kind": "loss", "x": r.x, "x_prime": r.x_prime, "d_in": r.d_in,
                    "epsilon_claimed": r.epsilon_claimed, "worst_output": r.worst_output,
                    "worst_loss": r.worst_loss}
     elif args.kind == "account":
-        r = plots.plot_account(m, path=args.out, delta=args.delta)
+        r = plots.plot_account(m, path=args.out, delta=args.delta, dpi=args.dpi)
         summary = {"kind": "account", "delta": r.delta, "sizes": list(r.sizes),
                    "epsilon0": list(r.epsilon0), "central": [list(c) for c in r.central]}
     else:
@@ -244,7 +246,8 @@ def cmd_plot(args):
             raise ValueError(f"--sizes must be comma-separated integers, got {args.sizes!r}") from None
         if min(sizes) < 2:
             raise ValueError(f"--sizes must all be >= 2, got {sizes}")
-        r = plots.plot_estimator_error(m, sizes, path=args.out, seed=args.seed, repeats=args.repeats)
+        r = plots.plot_estimator_error(m, sizes, path=args.out, seed=args.seed, repeats=args.repeats,
+                                       dpi=args.dpi)
         summary = {"kind": "error", "statistic": r.statistic, "sizes": list(r.sizes),
                    "rmse": [float(v) for v in r.rmse], "stderr": [float(v) for v in r.stderr]}
     summary.update(mechanism=repr(m), file=str(args.out))
@@ -494,6 +497,8 @@ def build_parser():
                     help="key of the simulated streams for `error` (default: %(default)s)")
     pl.add_argument("--delta", type=float, default=1e-8, metavar="D",
                     help="delta of the central epsilon for `account` (default: %(default)s)")
+    pl.add_argument("--dpi", type=int, default=130, metavar="N",
+                    help="resolution of a raster image, dots per inch, 20 to 600 (default: %(default)s)")
     pl.add_argument("--json", action="store_true", help=_JSON_HELP)
     pl.set_defaults(func=cmd_plot)
     ac = _sub(sub, "account", "what a deployment promises: local epsilon (claimed, realized), the "

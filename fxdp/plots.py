@@ -220,9 +220,12 @@ def _count(k):
     return f"{int(k)} output" + ("" if k == 1 else "s")
 
 
-def _save(fig, plt, path):
+DPI = 130                  # the figures' resolution unless a function is given dpi=
+
+
+def _save(fig, plt, path, dpi=None):
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    fig.savefig(path, dpi=dpi or DPI)
     plt.close(fig)
 
 
@@ -268,7 +271,7 @@ def _draw_pmfs(ax, dist, idx, stems):
     _mark_exception(ax, dist, idx, exc_text)
 
 
-def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.png"):
+def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.png", dpi=None):
     """Draw P(y | x) and P(y | x') of m (exact, or closed form) to path; returns an
     OutputDistribution (data + path).  x, x_prime None: default_pair(m).  path None: data only.
     Many outputs (> DENSE): the whole distribution as lines, and a zoomed panel of stems around
@@ -277,7 +280,7 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
         if path is None:
             raise ValueError("planar mechanisms: only the heat-map figure is available (give a path)")
         _plt()
-        m.draw_heatmaps(path, x, x_prime)
+        m.draw_heatmaps(path, x, x_prime, dpi=dpi or DPI)
         empty = np.zeros(0)
         return OutputDistribution(repr(m), x, x_prime, [], empty, empty, True, empty, False,
                                   note="planar: heat maps of the two output grids", path=path)
@@ -311,13 +314,13 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
         sub.append(f"mass beyond the listed outputs: {dist.mass_outside[0]:.2g} (x), "
                    f"{dist.mass_outside[1]:.2g} (x')")
     fig.suptitle(f"{_wrap(dist.mechanism)}\noutput distribution for {_pair_title(dist)}"
-                 + (f"\n{'; '.join(sub)}" if sub else ""), fontsize=8)
-    _save(fig, plt, path)
+                 + (f"\n{_wrap('; '.join(sub), 130)}" if sub else ""), fontsize=8)
+    _save(fig, plt, path, dpi)
     dist.path = path
     return dist
 
 
-def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
+def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png", dpi=None):
     """Draw the privacy-loss profile L(y) = ln P(y | x)/P(y | x') of m over every output, with
     +-epsilon claimed (privacy map at d_in) and the worst output marked, to path; returns a
     PrivacyLoss (data + path).  Infinite losses: triangles at the frame.  path None: data only."""
@@ -385,10 +388,10 @@ def plot_privacy_loss(m, x=None, x_prime=None, path="privacy_loss.png"):
     else:
         _categorical_ticks(ax, dist, np.arange(n))
     sub = [dist.note] if dist.note else []
-    ax.set_title(f"{_wrap(pl.mechanism)}\nprivacy loss for {_pair_title(dist)}" + (f"\n{'; '.join(sub)}" if sub else ""),
+    ax.set_title(f"{_wrap(pl.mechanism)}\nprivacy loss for {_pair_title(dist)}" + (f"\n{_wrap('; '.join(sub), 130)}" if sub else ""),
                  fontsize=8)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    _save(fig, plt, path)
+    _save(fig, plt, path, dpi)
     pl.path = path
     return pl
 
@@ -448,7 +451,7 @@ def estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), seed=0, repeats
 
 
 def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="estimator_error.png", seed=0,
-                         repeats=5, per_device=None):
+                         repeats=5, per_device=None, dpi=None):
     """Draw the estimator's error against fleet size (log-log): each run's |error|, the RMSE over
     `repeats` runs, the reported standard error and the 1/sqrt(n) reference, to path; returns an
     EstimatorError (data + path).  path None: data only."""
@@ -471,7 +474,7 @@ def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="esti
     ax.set_title(f"{_wrap(ee.mechanism, 90)}\nestimator error against fleet size (simulated, {ee.seconds:.1f} s)", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    _save(fig, plt, path)
+    _save(fig, plt, path, dpi)
     ee.path = path
     return ee
 
@@ -522,7 +525,7 @@ def account_curve(m, sizes=None, delta=1e-8):
     return AccountCurve(repr(m), float(delta), values, sizes, central)
 
 
-def plot_account(m, path="account.png", sizes=None, delta=1e-8):
+def plot_account(m, path="account.png", sizes=None, delta=1e-8, dpi=None):
     """Draw the certified central epsilon against n (log-log) for the mechanism's realized epsilon0
     and two neighbours; returns an AccountCurve (path None: data only)."""
     plt = _plt() if path is not None else None
@@ -539,6 +542,6 @@ def plot_account(m, path="account.png", sizes=None, delta=1e-8):
                  fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    _save(fig, plt, path)
+    _save(fig, plt, path, dpi)
     ac.path = path
     return ac

@@ -111,12 +111,71 @@ def run_page(page, tmp):
     return ran, checked
 
 
+_IMAGE = re.compile(r"!\[[^\]]*\]\((img/[\w.-]+\.png)\)")
+GUIDE_IMAGES = {"docs/guide-data.md": {"error", "account"}, "docs/guide-audit.md": {"distribution", "loss"}}
+
+
+def png_size(data):
+    """(width, height) of PNG bytes (its IHDR chunk); AssertionError when not a PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def images(page):
+    """[(line, path under docs/, the sh block before it)] of the page's embedded images."""
+    text = (ROOT / page).read_text()
+    out = []
+    for m in _IMAGE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        before = [b for b in blocks(text) if b[0] < line and b[1] == "sh"]
+        out.append((line, m.group(1), before[-1][2] if before else ""))
+    return out
+
+
+def check_images(page, work):
+    """Each image a page embeds is committed under docs/ (a PNG with ink in it), is written by
+    the `fxdp plot ... --out <it>` of the sh block right before it, and that run (in ``work``)
+    wrote a PNG of the same size."""
+    found = set()
+    for line, rel, code in images(page):
+        where = f"{page}:{line}"
+        assert re.search(rf"^fxdp plot \S+ (\w+) .*--out {re.escape(rel)}\b", code, re.M), \
+            f"{where}: the sh block before {rel} does not write it with fxdp plot"
+        found.add(re.search(rf"^fxdp plot \S+ (\w+) .*--out {re.escape(rel)}\b", code, re.M).group(1))
+        committed = (ROOT / "docs" / rel).read_bytes()
+        made = (work / rel).read_bytes()
+        assert png_size(committed) == png_size(made), f"{where}: {rel} is not what its command makes now " \
+            f"(regenerate: python3 tools/doc_images.py)"
+        assert len(committed) < 80_000, f"{where}: {rel} is {len(committed)} bytes (keep --dpi low)"
+        try:
+            import matplotlib.image
+        except ImportError:
+            continue
+        img = matplotlib.image.imread(str(ROOT / "docs" / rel))[..., :3]
+        assert float((img.min(axis=2) < 0.9).mean()) > 0.01, f"{where}: {rel} has an empty data area"
+    return found
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_example_runs_and_shows_what_it_prints(page, tmp_path):
     ran, checked = run_page(page, tmp_path)
     assert ran >= 1, f"{page}: no example ran"
     if page != "README.md":
         assert checked >= 2, f"{page}: a guide shows and checks its outputs"
+    assert check_images(page, tmp_path / "work") >= GUIDE_IMAGES.get(page, set())
+
+
+def test_the_image_check_catches_a_missing_command_and_a_stale_image(tmp_path):
+    page = tmp_path / "guide-y.md"
+    rel = os.path.relpath(page, ROOT)
+    page.write_text("```sh\necho\n```\n\n![a](img/audit-loss.png)\n")
+    with pytest.raises(AssertionError, match="does not write it"):
+        check_images(rel, tmp_path)
+    page.write_text("```sh\nfxdp plot t.toml loss --out img/audit-loss.png\n```\n\n![a](img/audit-loss.png)\n")
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "audit-loss.png").write_bytes((ROOT / "docs/img/data-account.png").read_bytes())
+    with pytest.raises(AssertionError, match="not what its command makes"):
+        check_images(rel, tmp_path)
 
 
 def test_the_runner_catches_a_wrong_output_and_a_failing_command(tmp_path):

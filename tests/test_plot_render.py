@@ -27,9 +27,10 @@ SMALL = {
     "unary_encoding": "d = 8\nepsilon = 2",
     "longitudinal_ue": "d = 8\nepsilon_perm = 4\nepsilon_1 = \"1/2\"",
     "subset_selection": "d = 8\nepsilon = 2",
-    "numeric_multidim": "lo = 0\nhi = 100\nepsilon = 6\ndims = 2\nbase = \"piecewise\"\nbits = 3",
 }
-READINGS = {"duchi", "piecewise", "hybrid"}       # distributions drawn at the readings' values
+# distributions drawn at the readings' values (numeric_multidim: attribute 0's report)
+READINGS = {"duchi", "piecewise", "hybrid", "square_wave", "numeric_multidim"}
+PLANAR = {"planar_laplace_fixed", "planar_laplace_grid"}  # heat maps: both axes in the reading's units
 CONFIGS = {k: SMALL.get(k, body) for k, body in kind_rows()}
 
 
@@ -64,7 +65,7 @@ def _ink(path):
     return float((img.min(axis=2) < 0.9).mean())
 
 
-def _check(path, axes, numeric=False):
+def _check(path, axes, numeric=False, planar=False):
     assert path.is_file() and path.stat().st_size > 5000
     assert _ink(path) > 0.01, path
     assert axes, path
@@ -74,6 +75,8 @@ def _check(path, axes, numeric=False):
         assert xl.strip() and yl.strip(), (path, axes)
     if numeric:
         assert "reading units" in drawn[0][0], axes
+    if planar:
+        assert len(drawn) == 2 and all("reading units" in xl and "reading units" in yl for xl, yl, _ in drawn), axes
 
 
 def _config(tmp_path, kind):
@@ -82,12 +85,8 @@ def _config(tmp_path, kind):
     return p
 
 
-# not yet checked here: the planar kinds (their heat maps have no axis labels)
-FLAT = sorted(k for k in CONFIGS if not k.startswith("planar"))
-
-
 @pytest.mark.parametrize("plot", ["distribution", "loss"])
-@pytest.mark.parametrize("kind", FLAT)
+@pytest.mark.parametrize("kind", sorted(CONFIGS))
 def test_distribution_and_loss_plots(kind, plot, tmp_path, figures, capsys):
     cfg = _config(tmp_path, kind)
     out = tmp_path / f"{kind}-{plot}.png"
@@ -100,7 +99,8 @@ def test_distribution_and_loss_plots(kind, plot, tmp_path, figures, capsys):
         assert not out.exists(), "a refused plot writes nothing"
         return                                   # the refusal, with its reason, is what is checked
     assert code == 0, err
-    _check(out, figures[-1], numeric=plot == "distribution" and kind in READINGS)
+    _check(out, figures[-1], numeric=plot == "distribution" and kind in READINGS,
+           planar=plot == "distribution" and kind in PLANAR)
 
 
 @pytest.mark.parametrize("kind", sorted(CONFIGS))
@@ -117,15 +117,61 @@ def test_error_plot(kind, tmp_path, figures, capsys):
     _check(out, figures[-1])
 
 
-# not yet here: laplace_grid (fxdp audit --plot raises AttributeError: no default_raw_pair) and the
-# planar kinds
-@pytest.mark.parametrize("kind", ["laplace_fixed", "naive_laplace_fixed"])
+FINITE = ["laplace_fixed", "naive_laplace_fixed", "laplace_grid", "planar_laplace_fixed", "planar_laplace_grid"]
+
+
+def _mech(tmp_path, kind):
+    from fxdp.config import load_config
+    return load_config(_config(tmp_path, kind)).mechanism
+
+
+def test_every_finite_kind_has_an_audit_plot(tmp_path):
+    finite = {k for k in CONFIGS if getattr(_mech(tmp_path, k), "finite_precision", False)}
+    assert finite == set(FINITE)
+
+
+@pytest.mark.parametrize("kind", FINITE)
 def test_audit_plot(kind, tmp_path, figures, capsys):
+    """fxdp audit --plot of every finite-precision kind (laplace_grid raised AttributeError: no
+    default_raw_pair; the planar exact grid enumerated its 2^20 x 2^20 cells), the values and,
+    for the heat maps, both axes in the reading's units."""
     cfg = _config(tmp_path, kind)
     out = tmp_path / f"{kind}-audit.png"
     assert main(["audit", str(cfg), "--plot", str(out)]) == 0, capsys.readouterr().err
     capsys.readouterr()
-    _check(out, figures[-1])
+    _check(out, figures[-1], numeric=kind not in PLANAR, planar=kind in PLANAR)
+
+
+def test_square_wave_distribution_centres_the_window_on_the_reading(tmp_path):
+    """Square Wave's outputs are drawn at the value each cell stands for: the window of input x
+    (the most likely outputs) is [x - b (hi - lo), x + b (hi - lo)] in the reading's units."""
+    from fxdp import plots
+    m = _mech(tmp_path, "square_wave")
+    for x in (0, m.N // 2, m.N):
+        d = plots.output_distribution(m, x, m.N - x if x != m.N // 2 else 0)
+        top = d.positions[d.p >= d.p.max() * (1 - 1e-9)]
+        r, half = float(m.reading(x)), float(m.b * (m.hi - m.lo))
+        assert abs(top.min() - (r - half)) < 0.02 and abs(top.max() - (r + half)) < 0.02, (x, top.min(), top.max())
+        assert "reading units" in d.xlabel
+
+
+def test_numeric_multidim_readme_config_is_fast(tmp_path):
+    """The README config (dims = 5, bits = 12) has C(5, 2) 5010^2 = 2.5e8 output tuples, whose
+    exact enumeration took over 300 s: the distribution is attribute 0's report (said in the
+    note), in seconds; a small config still gets every output tuple."""
+    import time
+    from fxdp import plots
+    import fxdp
+    m = _mech(tmp_path, "numeric_multidim")
+    t0 = time.perf_counter()
+    d = plots.output_distribution(m)
+    pl = plots.privacy_loss(m)
+    assert time.perf_counter() - t0 < 20
+    assert "attribute 0's report only" in d.note and "reading units" in d.xlabel
+    assert len(d.outputs) == len(m.inner.output_pmf(0)) and pl.worst_loss <= float(m.inner.epsilon) + 1e-12
+    small = fxdp.make_numeric_multidim(lo=0, hi=100, epsilon=6, dims=2, bits=3)
+    ds = plots.output_distribution(small)
+    assert not ds.note and len(ds.outputs) == len(small.output_pmf((0, 0)))
 
 
 def test_audit_plot_names_the_exception_and_keeps_its_title(tmp_path, monkeypatch, figures):

@@ -332,10 +332,10 @@ class _FixedBase(Mechanism):
         raise ValueError("planar mechanisms have 2-D outputs: plot_output_distribution draws them as heat maps "
                          "(fxdp.finite.plot.plot_distributions); there is no 1-D distribution or loss profile")
 
-    def draw_heatmaps(self, path, x=None, x_prime=None):
+    def draw_heatmaps(self, path, x=None, x_prime=None, dpi=130):
         """2-D outputs: the two output grids as heat maps (fxdp.finite.plot), saved to path."""
         from .plot import plot_distributions
-        return plot_distributions(self, path, x, x_prime)
+        return plot_distributions(self, path, x, x_prime, dpi=dpi)
 
 
 # ==========================================================================

@@ -314,6 +314,13 @@ class GridNumeric(Mechanism):
     def default_pair(self):
         return 0, self.N
 
+    def plot_values(self, syms):
+        """(the reading each output symbol stands for, the axis label): the report's unbiased value
+        lo + (hi - lo)(1 + t)/2, t = ``positions``."""
+        half = float(self.hi - self.lo) / 2
+        return (float(self.lo) + half * (1 + self.positions(syms)),
+                f"report's unbiased value (reading units; readings in [{self.lo}, {self.hi}])")
+
     def output_distribution(self, x, x_prime):
         """The exact output distributions for grid indices x, x', each output drawn at the
         reading it stands for: lo + (hi - lo)(1 + t)/2 with t its unbiased position
@@ -324,8 +331,7 @@ class GridNumeric(Mechanism):
         from ..distribution import exact_dist, exact_from_pmfs
         p, q = self.output_pmf(x), self.output_pmf(x_prime)
         syms = np.array(sorted(set(p) | set(q)), dtype=np.int64)
-        half = float(self.hi - self.lo) / 2
-        values = float(self.lo) + half * (1 + self.positions(syms))
+        values, xlabel = self.plot_values(syms)
         order = np.argsort(values, kind="stable")
         outs, num, nump, den = exact_from_pmfs(p, q, order=[int(v) for v in syms[order]])
         xr, xpr = float(self.reading(x)), float(self.reading(x_prime))
@@ -333,7 +339,7 @@ class GridNumeric(Mechanism):
         return exact_dist(repr(self), x, x_prime, outs, num, nump, den, values[order], True,
                           d_in=1, epsilon_claimed=self.privacy_map(1), zoom=False,
                           log_y=max(nz) > 100 * min(nz),        # Hybrid: Duchi's two outputs beside PM's cells
-                          xlabel=f"report's unbiased value (reading units; readings in [{self.lo}, {self.hi}])",
+                          xlabel=xlabel,
                           x_text=f"{xr:g}", x_prime_text=f"{xpr:g}",
                           pair_text=f"x = {xr:g}, x' = {xpr:g} (grid indices {x}, {x_prime})")
 

@@ -210,6 +210,15 @@ class SquareWave(Piecewise):
         j = np.asarray(cells, dtype=np.float64)
         return float(self.lo) + float(self.hi - self.lo) * (j + 0.5 - self.w / 2) / self.N
 
+    def plot_values(self, syms):
+        """Square Wave's outputs drawn at the value each cell stands for (``output_values``, in the
+        reading's units): input i's window is centred on its reading, not at Piecewise's
+        unbiased positions."""
+        return (self.output_values(syms),
+                f"reported value v~ (reading units; readings in [{self.lo}, {self.hi}], "
+                f"reports in [{float(self.lo - self.b * (self.hi - self.lo)):g}, "
+                f"{float(self.hi + self.b * (self.hi - self.lo)):g}])")
+
     # --- the continuous mechanism's mean, for comparison
     def continuous_variance(self, readings):
         """The continuous SW at the requested epsilon and the paper's b, debiased for the mean:
