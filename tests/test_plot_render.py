@@ -142,6 +142,17 @@ def test_audit_plot(kind, tmp_path, figures, capsys):
     _check(out, figures[-1], numeric=kind not in PLANAR, planar=kind in PLANAR)
 
 
+@pytest.mark.parametrize("kind", ["randomized_response_bool", "geometric", "piecewise"])
+def test_audit_plot_of_other_kinds_draws_their_distributions(kind, tmp_path, figures, capsys):
+    """fxdp audit --plot of a kind outside the finite-precision family draws its exact output
+    distributions (it used to refuse: "not a finite-precision mechanism")."""
+    cfg = _config(tmp_path, kind)
+    out = tmp_path / f"{kind}-audit.png"
+    assert main(["audit", str(cfg), "--plot", str(out)]) == 0, capsys.readouterr().err
+    assert f"plot written to {out}" in capsys.readouterr().out
+    _check(out, figures[-1], numeric=kind == "piecewise", planar=False)
+
+
 def test_square_wave_distribution_centres_the_window_on_the_reading(tmp_path):
     """Square Wave's outputs are drawn at the value each cell stands for: the window of input x
     (the most likely outputs) is [x - b (hi - lo), x + b (hi - lo)] in the reading's units."""
