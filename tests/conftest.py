@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import export_background
 import fuzz_background
 import heavy_jobs
 
@@ -20,11 +19,8 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    # the tests of the background jobs late, so that their jobs have run meanwhile: the export
-    # targets' (tests/export_background.py), then the fuzz test last (tests/fuzz_background.py),
-    # whose run has the lower priority
-    items.sort(key=lambda item: (item.nodeid.endswith(fuzz_background.TEST_ID),
-                                 item.nodeid.startswith(export_background.MODULE + "::")))
+    # the fuzz test last: its run goes on in the background meanwhile (tests/fuzz_background.py)
+    items.sort(key=lambda item: item.nodeid.endswith(fuzz_background.TEST_ID))
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="heavier sweep: run with --slow (CI does)")
@@ -34,18 +30,13 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """Start the background jobs now, both at once (the export targets' at nice 10, the fuzz run
-    at nice 19), each if the session will run its tests."""
-    if export_background.selected(session):
-        export_background.start(session.config)
+    """Start the CI fuzz run now, in the background at nice 19, if the session will run its test."""
     if fuzz_background.selected(session):
         fuzz_background.start(session.config)
 
 
 def pytest_unconfigure(config):
-    # a job the session did not collect is killed with its process group
-    export_background.stop(config)
-    fuzz_background.stop(config)
+    fuzz_background.stop(config)       # a run the session did not collect is killed
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -25,8 +25,6 @@ checks:
   instead), and the failure is sticky; a DRBG whose seeding hook fails
   releases nothing.
 
-The work (compute) runs in a background process started when the session is collected
-(tests/export_background.py), beside the other tests; the fixture `runs` reads its result.
 Jobs run in parallel (one per CPU), longest (AVR) first.  AVR dominates: every
 device's fresh ChaCha20 block costs ~65,000 cycles there, and simavr runs ~70 M
 cycles/s (2026-11-29), so 10^4 releases take ~10 s per mechanism (full RAPPOR:
@@ -43,7 +41,6 @@ from pathlib import Path
 
 import pytest
 
-import export_background
 import heavy_jobs
 
 import fxdp.export as E
@@ -73,11 +70,10 @@ def _is_ct(case):
     return bool(make(case).constant_time)
 
 
-def compute(base: Path):
-    """Every job's export, build and emulator run, in `base`: (expected lines per case, result or
-    exception per (target, case), simulated outputs per case, wall seconds).  The fixture's work,
-    run by the background job of tests/export_background.py."""
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
     t_start = time.perf_counter()
+    base = tmp_path_factory.mktemp("export_targets")
     mechs = {c: make(c) for c in TARGET_CASES}
     outputs = {c: H.simulate_outputs(m, E.device_spec(m), SEED, N) for c, m in mechs.items()}
     expected = {c: H.expected_lines(outputs[c], E.device_spec(m)) for c, m in mechs.items()}
@@ -122,15 +118,6 @@ def compute(base: Path):
             out[(t, c)].wires += f.result().wires
             out[(t, c)].seconds = max(out[(t, c)].seconds, f.result().seconds)
     return expected, out, outputs, time.perf_counter() - t_start
-
-
-@pytest.fixture(scope="module")
-def runs(request):
-    """compute()'s 4-tuple, its seconds the job's own wall time (start to result).  The job started
-    in the background when the session was collected (tests/export_background.py); run alone, it
-    starts here and the fixture waits for all of it."""
-    run = getattr(request.config, "_fxdp_export_run", None) or export_background.start(request.config)
-    return run.collect(heavy_jobs.BUDGETS_S["export targets"])
 
 
 def _result(runs, target, case):
