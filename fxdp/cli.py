@@ -1,6 +1,6 @@
 """The `fxdp` command line (layer 6).
 
-    fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME]
+    fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME] [--plot]
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--json]
@@ -346,7 +346,7 @@ def cmd_mechanisms(args):
 def cmd_demo(args):
     from .demo import format_report, run_demo
     report = run_demo(out=args.out, devices=args.devices, seed=args.seed, releases=args.releases,
-                      target=args.target, progress=None if not args.json else False)
+                      target=args.target, progress=None if not args.json else False, plot=args.plot)
     if args.json:
         _print_json(report)
     else:
@@ -383,7 +383,7 @@ _JSON_HELP = "print one JSON object with stable keys instead of text (docs/cli.m
 
 # One or two invocations per subcommand, shown under "examples:" in its --help.
 _EXAMPLES = {
-    "demo": ["fxdp demo", "fxdp demo --devices 100000 --out /tmp/demo --json"],
+    "demo": ["fxdp demo", "fxdp demo --devices 100000 --out /tmp/demo --json", "fxdp demo --plot"],
     "export": ["fxdp export m.toml --target cortex-m0plus --out fw",
                "fxdp export m.toml --target avr-atmega328p --out fw --format arduino --force"],
     "simulate": ["fxdp simulate m.toml", "fxdp simulate m.toml --devices 10000 --seed 7 --write-reports r.csv --json"],
@@ -424,6 +424,9 @@ def build_parser():
                    help="releases compared between the host C build and Numba (default: %(default)s)")
     d.add_argument("--target", default="cortex-m0plus", metavar="NAME",
                    help="firmware target, one of `fxdp targets` (default: %(default)s)")
+    d.add_argument("--plot", action="store_true",
+                   help="also draw the estimates against the true values to DIR/estimates.png "
+                        "(needs pip install 'fxdp[plot]') (default: no plot)")
     d.set_defaults(func=cmd_demo)
     e = _sub(sub, "export", "generate firmware C for a mechanism and target")
     e.add_argument("config", help=_CONFIG_HELP)

@@ -140,8 +140,10 @@ def _eps_sum_up(values):
 
 
 def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
-             target=DEFAULT_TARGET, size_targets=SIZE_TARGETS, progress=None):
-    """Run the demo; return the report dict (docs/cli.md, "fxdp demo --json")."""
+             target=DEFAULT_TARGET, size_targets=SIZE_TARGETS, progress=None, plot=False):
+    """Run the demo; return the report dict (docs/cli.md, "fxdp demo --json").  plot=True also
+    draws the estimates against the truth to <out>/estimates.png (matplotlib: the plot extra;
+    the report then has a "plot" key with its path)."""
     from . import targets as T
     from .audit import audit
     from .config import load_config
@@ -150,6 +152,11 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
     from .fleet import simulate_fleet
     from .validate import check_int
 
+    if not isinstance(plot, bool):
+        raise TypeError(f"plot must be True or False, got {type(plot).__name__}")
+    if plot:
+        from .plots import _plt
+        _plt()                                  # ImportError with the install hint before any work
     devices = check_int("devices", devices, 2, 10 ** 8)
     seed = check_int("seed", seed, 0, (1 << 256) - 2)
     releases = check_int("releases", releases, 1, 10 ** 7)
@@ -295,6 +302,10 @@ def run_demo(out=DEFAULT_OUT, devices=1_000_000, seed=2026, releases=10_000,
         "seconds": seconds,
         "files": [str(f) for f in files],
     }
+    if plot:
+        from .plots import plot_demo_estimates
+        report["plot"] = str(plot_demo_estimates(report, out / "estimates.png"))
+        report["files"].append(report["plot"])
     (out / "report.json").write_text(json.dumps(jsonable(report), indent=2, sort_keys=True) + "\n")
     (out / "report.txt").write_text(format_report(report) + "\n")
     return report
@@ -399,6 +410,7 @@ def format_report(r):
     sec = r["seconds"]
     L.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in sec.items() if k != "total")
              + f"; total {sec['total']:.1f} s")
-    L.append(f"files: {r['out_dir']} (report.json, report.txt, *.toml, firmware/)")
+    L.append(f"files: {r['out_dir']} (report.json, report.txt, *.toml, firmware/"
+             + (", estimates.png: the estimates against the truth)" if "plot" in r else ")"))
     return "\n".join(L)
 

@@ -480,6 +480,52 @@ def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="esti
 
 
 # ==========================================================================
+# the demo: each estimate against the truth
+# ==========================================================================
+
+Z95 = 1.959963984540054    # two-sided 95% normal quantile: the drawn intervals are estimate +- Z95 stderr
+
+
+def plot_demo_estimates(report, path="estimates.png", dpi=None):
+    """Draw `fxdp demo`'s estimates against the true values of its simulated fleet, one panel
+    per statistic: the true value (line), the server estimate with its 95% interval (estimate
+    +- 1.96 standard errors), the raw mean of the reports, and for the temperature the
+    mechanism recommend_numeric picks at the same epsilon; to path.  `report` is run_demo's
+    report dict.  Returns path."""
+    plt = _plt()
+    mechs = report["mechanisms"]
+    fig, axes = plt.subplots(len(mechs), 1, figsize=(7.5, 1.9 + 1.3 * len(mechs)))
+    axes = np.atleast_1d(axes)
+    rec = report.get("temperature_recommended")
+    for ax, mm in zip(axes, mechs):
+        e = mm["estimate"]
+        rows = [(f"{e['name']} (server estimate)", e["estimate"], e["stderr"], "tab:blue"),
+                ("raw mean of the reports", e["naive"], None, "tab:gray")]
+        if rec is not None and mm["name"] == "temperature":
+            r = rec["estimate"]
+            rows.insert(1, (f"{rec['kind']}, recommended at the same epsilon", r["estimate"], r["stderr"],
+                            "tab:green"))
+        ys = np.arange(len(rows))[::-1]
+        for y, (label, v, se, color) in zip(ys, rows):
+            if se is None:
+                ax.plot([v], [y], "x", color=color, markersize=8)
+            else:
+                ax.errorbar([v], [y], xerr=[[Z95 * se], [Z95 * se]], fmt="o", color=color, capsize=4)
+        ax.axvline(e["true"], color="tab:red", linestyle="--", label=f"true value {e['true']:.4g}")
+        ax.set_yticks(ys)
+        ax.set_yticklabels([r[0] for r in rows], fontsize=8)
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.set_ylabel(mm["name"], fontsize=8)
+        ax.set_xlabel(mm["statistic"], fontsize=8)
+        ax.legend(fontsize=7, loc="best")
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0].set_title(f"fxdp demo: {report['devices']:,} simulated devices, seed {report['seed']}; "
+                      "bars: 95% intervals (estimate ± 1.96 standard errors)", fontsize=8)
+    _save(fig, plt, path, dpi)
+    return path
+
+
+# ==========================================================================
 # deployment accounting: central epsilon against the number of devices
 # ==========================================================================
 

@@ -38,6 +38,7 @@ def test_demo_json_end_to_end(capsys, tmp_path):
     d = json.loads(out)
     assert d == json.loads((out_dir / "report.json").read_text())     # the report is also saved
     assert (d["devices"], d["seed"], d["target"]) == (30000, 7, "cortex-m0plus")
+    assert "plot" not in d                                     # only with --plot
     names = [mm["name"] for mm in d["mechanisms"]]
     assert names == ["temperature", "heating"]
     for mm in d["mechanisms"]:

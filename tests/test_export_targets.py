@@ -6,9 +6,10 @@ target's emulator (host natively / under callgrind, AVR on libsimavr,
 Cortex-M0+/M3/M4 and RV32 on QEMU with the instruction-count plugin).  One run
 checks:
 
-* parity: 10,000 releases, device i on the keyed stream (SEED, i, 0), inputs
-  from the shared input model, equal line for line (hex of every output, or
-  FNV-1a-32 of outputs longer than 8 bytes) to ``m.simulate`` on the PC;
+* parity: 10,000 releases (2,000 on the AVR, below), device i on the keyed
+  stream (SEED, i, 0), inputs from the shared input model, equal line for line
+  (hex of every output, or FNV-1a-32 of outputs longer than 8 bytes) to
+  ``m.simulate`` on the PC;
 * the built-in DRBG keyed with the same (seed, device id) gives the same
   releases;
 * constant time: CT_N releases over varied secrets and streams, each between
@@ -27,9 +28,15 @@ checks:
 
 Jobs run in parallel (one per CPU), longest (AVR) first.  AVR dominates: every
 device's fresh ChaCha20 block costs ~65,000 cycles there, and simavr runs ~70 M
-cycles/s (2026-11-29), so 10^4 releases take ~10 s per mechanism (full RAPPOR:
-28 s for the first half alone).  AVR runs were 576 of the ~870 CPU s of all jobs;
-the other targets take about 0.5 s per run and 0.8 s per build.
+cycles/s (2026-11-29), so 10^4 releases took ~10 s per mechanism (full RAPPOR:
+28 s for the first half alone), 576 of the ~870 CPU s of all jobs; the other
+targets take about 0.5 s per run and 0.8 s per build.  The AVR therefore runs
+the parity releases of the first N_SLOW = 2,000 devices, and a host job per AVR
+case shows that this skips no code path (tests/release_coverage.py): built with
+gcc --coverage, devices [N_SLOW, N) execute no line and take no branch outcome
+of the export's C library that devices [0, N_SLOW) do not (2026-12-03: at 1,000
+devices too, for every case; at 200, laplace_fixed and laplace_grid each miss one
+branch outcome, which test_coverage_check_can_fail keeps seeing).
 """
 from __future__ import annotations
 
@@ -37,11 +44,13 @@ import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import heavy_jobs
+import release_coverage
 
 import fxdp.export as E
 from fxdp.export import harness as H
@@ -55,6 +64,7 @@ TARGETS = ["host", "avr-atmega328p", "cortex-m0plus", "cortex-m3", "cortex-m4", 
 RUN_TARGETS = [t for t in TARGETS if t in os.environ["FXDP_EXPORT_TARGETS"].split(",")] \
     if os.environ.get("FXDP_EXPORT_TARGETS") else TARGETS
 N = 10_000
+N_SLOW = 2_000       # parity releases on the SLOW targets (the first N_SLOW devices; see above)
 CT_N = 48
 N_DRBG = 8
 SEED = 0x243F6A8885A308D313198A2E03707344A4093822299F31D0082EFA98EC4E6C89   # pi
@@ -64,6 +74,20 @@ TARGET_CASES = sorted(os.environ["FXDP_EXPORT_CASES"].split(",")) if os.environ.
 SLOW = {"avr-atmega328p"}
 # every mechanism kind and form on every target; parameter variants (cases.VARIANTS) not on AVR
 JOBS = [(t, c) for t in RUN_TARGETS for c in TARGET_CASES if not (t in SLOW and c in VARIANTS)]
+# the cases whose AVR run covers fewer devices: each gets a host coverage job (tests/release_coverage.py;
+# none when FXDP_EXPORT_TARGETS leaves the AVR out)
+SLOW_CASES = sorted({c for t, c in JOBS if t in SLOW})
+
+
+def n_releases(target):
+    return N_SLOW if target in SLOW else N
+
+
+@dataclass
+class CoverageResult:
+    first: set          # lines and branch outcomes devices [0, N_SLOW) cover
+    extra: list         # the ones devices [N_SLOW, N) take beyond them (must be none)
+    seconds: float
 
 
 def _is_ct(case):
@@ -81,43 +105,42 @@ def runs(tmp_path_factory):
     for t, c in JOBS:                                   # exports first (cheap), then the runs
         E.generate(mechs[c], t, base / t / c / "fw")
 
-    def job(target, case, chunk, chunks):
-        """One build and emulator run: chunk 0 runs every check on its share of the parity
-        releases; further chunks (AVR) only the parity releases of the next device ids."""
+    def job(target, case):
+        """One build and emulator run with every check, or (target "coverage") the host
+        coverage job of a slow target's case."""
+        if target == "coverage":
+            return coverage_job(case)
         t0 = time.perf_counter()
         m = mechs[case]
         d = base / target / case
-        per, first = N // chunks, chunk == 0
-        elf = H.build_harness(m, d / "fw", target, d / f"build{chunk}", seed=SEED, n=per, dev0=chunk * per,
-                              n_ct=CT_N if first else 0, n_drbg=N_DRBG if first else 0, entropy=first)
-        res = H.run_harness(target, elf, count=first, timeout=900)
+        n = n_releases(target)
+        elf = H.build_harness(m, d / "fw", target, d / "build", seed=SEED, n=n, dev0=0,
+                              n_ct=CT_N, n_drbg=N_DRBG, entropy=True)
+        res = H.run_harness(target, elf, count=True, timeout=900)
         res.seconds = time.perf_counter() - t0
-        res.wires = [(chunk * per, (chunk + 1) * per, res.wire)]     # this program's report batch
+        res.wires = [(0, n, res.wire)]                   # the program's report batch
         return res
 
-    # AVR jobs run as two programs (parity releases of devices [0, N/2) and [N/2, N)), so that the
-    # longest ones spread over the CPUs.
-    units = []
-    for t, c in JOBS:
-        chunks = 2 if t in SLOW else 1
-        units += [(t, c, k, chunks) for k in range(chunks)]
-    units.sort(key=lambda u: (u[0] not in SLOW, "rappor_full" not in u[1], u[2]))    # longest first
+    def coverage_job(case):
+        """What the parity releases the slow target skips would cover beyond the ones it runs."""
+        t0 = time.perf_counter()
+        fw = base / "host" / case / "fw"
+        if not fw.is_dir():                             # host not among FXDP_EXPORT_TARGETS
+            E.generate(mechs[case], "host", fw)
+        first, extra = release_coverage.paths_only_after(mechs[case], fw, base / "coverage" / case, SEED,
+                                                         N_SLOW, N)
+        return CoverageResult(first, extra, time.perf_counter() - t0)
+
+    units = list(JOBS)
+    if any(t in SLOW for t in RUN_TARGETS):
+        units += [("coverage", c) for c in SLOW_CASES]
+    units.sort(key=lambda u: (u[0] not in SLOW, "rappor_full" not in u[1]))    # longest first
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:   # emulators are processes
         futs = {u: ex.submit(job, *u) for u in units}
-    out = {}
-    for (t, c, k, n) in sorted(futs, key=lambda u: u[2]):          # chunk 0 before its later chunks
-        f = futs[(t, c, k, n)]
-        if isinstance(out.get((t, c)), Exception):
-            continue
-        if f.exception() is not None:                    # reported by each test of that job
-            out[(t, c)] = f.exception()
-        elif k == 0:
-            out[(t, c)] = f.result()
-        else:
-            out[(t, c)].parity += f.result().parity
-            out[(t, c)].wires += f.result().wires
-            out[(t, c)].seconds = max(out[(t, c)].seconds, f.result().seconds)
-    return expected, out, outputs, time.perf_counter() - t_start
+    out, cov = {}, {}
+    for (t, c), f in futs.items():                      # an exception is reported by each test of its job
+        (cov if t == "coverage" else out)[c if t == "coverage" else (t, c)] = f.exception() or f.result()
+    return expected, out, outputs, time.perf_counter() - t_start, cov
 
 
 def _result(runs, target, case):
@@ -130,12 +153,13 @@ def _result(runs, target, case):
 @pytest.mark.parametrize("target, case", JOBS)
 def test_parity_with_simulation(runs, target, case):
     res = _result(runs, target, case)
-    want = runs[0][case]
-    assert len(want) == N
+    n = n_releases(target)
+    want = runs[0][case][:n]
+    assert len(want) == n
     assert res.exit_code == 0
     bad = [(i, w, g) for i, (w, g) in enumerate(zip(want, res.parity)) if w != g]
-    assert len(res.parity) == N and not bad, \
-        f"{target} {case}: {len(bad)} of {N} releases differ from m.simulate, first {bad[:3]}"
+    assert len(res.parity) == n and not bad, \
+        f"{target} {case}: {len(bad)} of {n} releases differ from m.simulate, first {bad[:3]}"
     assert res.drbg == want[:N_DRBG], "the DRBG keyed with (seed, device id) must give the same releases"
 
 
@@ -145,8 +169,7 @@ def test_report_encoder(runs, target, case):
     writes for the simulated outputs (its CRC-32 trailer over header and every record)."""
     res = _result(runs, target, case)
     m, outputs = make(case), runs[2][case]
-    assert [(a, b) for a, b, _ in res.wires] == [(k * (N // len(res.wires)), (k + 1) * (N // len(res.wires)))
-                                                 for k in range(len(res.wires))]
+    assert [(a, b) for a, b, _ in res.wires] == [(0, n_releases(target))]
     for a, b, wire in res.wires:
         assert wire == H.expected_wire(m, outputs[a:b]), f"{target} {case}: records {a}..{b - 1}"
 
@@ -172,6 +195,28 @@ def test_entropy_failure_releases_nothing(runs, target, case):
     # failure comes before the first draw into out, as in L-OUE's permanent-stream derivation)
     steps, st, untouched = res.entropy[0][:3]
     assert (steps, st) == (0, 2) and untouched in ((1, 2) if in_place else (1,)), res.entropy[0]
+
+
+@pytest.mark.parametrize("case", SLOW_CASES)
+def test_slow_target_releases_cover_every_path(runs, case):
+    """The AVR's N_SLOW parity releases take every line and branch outcome of the export's C
+    library that all N releases take (host build with gcc --coverage; tests/release_coverage.py)."""
+    res = runs[4][case]
+    if isinstance(res, Exception):
+        raise res
+    assert len(res.first) > 100, f"{case}: coverage data looks empty ({len(res.first)} lines and branches)"
+    assert res.extra == [], (f"{case}: devices [{N_SLOW}, {N}) take {len(res.extra)} lines or branch outcomes "
+                             f"that the AVR's {N_SLOW} releases do not, first {res.extra[:5]}: raise N_SLOW")
+
+
+def test_coverage_check_can_fail(tmp_path):
+    """At 200 releases laplace_grid misses a branch outcome that 10,000 take (measured 2026-12-03
+    with SEED): the coverage check sees such a gap."""
+    m = make("laplace_grid")
+    fw = tmp_path / "fw"
+    E.generate(m, "host", fw)
+    first, extra = release_coverage.paths_only_after(m, fw, tmp_path / "cov", SEED, 200, N)
+    assert first and extra, "devices [200, 10000) should take a branch outcome the first 200 do not"
 
 
 def test_every_kind_and_form_on_every_target():

@@ -199,3 +199,19 @@ def test_audit_plot_names_the_exception_and_keeps_its_title(tmp_path, monkeypatc
     assert titles and all(len(line) <= 100 for line in titles[-1].splitlines())
     from matplotlib import pyplot as plt  # noqa: F401
     _check(out, figures[-1])
+
+
+def test_demo_plot_draws_each_estimate_against_the_truth(tmp_path, figures, capsys):
+    """fxdp demo --plot: estimates.png with one panel per statistic, each labelled, with the true
+    value, the interval and the raw mean drawn (issue 31: the demo wrote no plot)."""
+    import json
+    out_dir = tmp_path / "demo"
+    code = main(["demo", "--json", "--plot", "--out", str(out_dir), "--devices", "5000", "--releases", "200"])
+    assert code == 0, capsys.readouterr().err
+    d = json.loads(capsys.readouterr().out)
+    png = out_dir / "estimates.png"
+    assert d["plot"] == str(png) and str(png) in d["files"]
+    _check(png, figures[-1])
+    drawn = figures[-1]
+    assert [yl for _, yl, n in drawn] == ["temperature", "heating"] and all(n >= 3 for *_, n in drawn), drawn
+    assert "degrees C" in drawn[0][0] and "yes-share" in drawn[1][0], drawn
