@@ -118,3 +118,20 @@ def test_accounting_table_is_what_the_code_computes():
     table = mod.table()
     assert table in (ROOT / "docs" / "accounting.md").read_text()
     assert table.count("|") > 20
+
+
+def test_install_section_states_what_a_fresh_machine_needs():
+    """The first-trial findings of issue 31: README's install section names a virtual environment,
+    the Python versions pyproject admits, the C compiler, every extra pyproject defines, and the
+    exact message rappor_full's decoder gives without scipy (with its extra)."""
+    install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    low = pyproject["requires-python"].removeprefix(">=")
+    assert "python3 -m venv" in install and "virtual environment" in install
+    assert f"Python {low} or newer" in install and f'requires-python = "{pyproject["requires-python"]}"' in install
+    assert "C compiler" in install
+    for extra in pyproject["optional-dependencies"]:
+        assert f"[{extra}]" in install or f"fxdp[{extra}]" in install, f"README's install section omits the {extra} extra"
+    src = (ROOT / "fxdp/mechanisms/memoized/rappor_full_estimate.py").read_text()
+    msg = re.search(r'ImportError\("(candidate decoding needs scipy)[^"]*(fxdp\[server\])', src)
+    assert msg and msg.group(1) in install and msg.group(2) in install
