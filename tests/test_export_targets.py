@@ -99,8 +99,6 @@ def runs(tmp_path_factory):
     t_start = time.perf_counter()
     base = tmp_path_factory.mktemp("export_targets")
     mechs = {c: make(c) for c in TARGET_CASES}
-    outputs = {c: H.simulate_outputs(m, E.device_spec(m), SEED, N) for c, m in mechs.items()}
-    expected = {c: H.expected_lines(outputs[c], E.device_spec(m)) for c, m in mechs.items()}
 
     for t, c in JOBS:                                   # exports first (cheap), then the runs
         E.generate(mechs[c], t, base / t / c / "fw")
@@ -137,6 +135,10 @@ def runs(tmp_path_factory):
     units.sort(key=lambda u: (u[0] not in SLOW, "rappor_full" not in u[1]))    # longest first
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as ex:   # emulators are processes
         futs = {u: ex.submit(job, *u) for u in units}
+        # The PC side meanwhile, in this thread: the builds and emulators are processes, and on an
+        # empty Numba cache the fleet kernels' compiles are a single-core job of their own.
+        outputs = {c: H.simulate_outputs(m, E.device_spec(m), SEED, N) for c, m in mechs.items()}
+        expected = {c: H.expected_lines(outputs[c], E.device_spec(m)) for c, m in mechs.items()}
     out, cov = {}, {}
     for (t, c), f in futs.items():                      # an exception is reported by each test of its job
         (cov if t == "coverage" else out)[c if t == "coverage" else (t, c)] = f.exception() or f.result()
