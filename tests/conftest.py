@@ -2,15 +2,23 @@
 
 Heavier sweeps carry ``@pytest.mark.slow``; they run with ``--slow`` (CI always
 passes it; see README) and are skipped in a quick local run.
+
+README's test command runs on two pytest-xdist workers (``-n 2``).  Each worker takes whole
+files (a module's fixtures, such as the export-targets build, are made once), the longest
+files first, in FIRST_FILES' order, so that the short ones fill the end of the session.
 """
 from pathlib import Path
 
 import pytest
 
-import fuzz_background
 import heavy_jobs
 
 REPO = Path(__file__).resolve().parent.parent
+
+# the files that take longest (CI rehearsals, --durations): handed out first
+FIRST_FILES = ("test_eva.py", "test_export_targets.py", "test_fuzz.py", "test_export.py", "test_cli.py",
+               "test_dbitflip.py", "test_longitudinal.py", "test_subset_selection.py", "test_ctgrind.py",
+               "test_dask.py")
 
 
 def pytest_addoption(parser):
@@ -18,9 +26,13 @@ def pytest_addoption(parser):
                      help="also run the heavier sweeps marked 'slow' (CI does)")
 
 
+def _file_rank(item) -> int:
+    name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    return FIRST_FILES.index(name) if name in FIRST_FILES else len(FIRST_FILES)
+
+
 def pytest_collection_modifyitems(config, items):
-    # the fuzz test last: its run goes on in the background meanwhile (tests/fuzz_background.py)
-    items.sort(key=lambda item: item.nodeid.endswith(fuzz_background.TEST_ID))
+    items.sort(key=_file_rank)          # stable: within a file and among the rest, collection order
     if config.getoption("--slow"):
         return
     skip = pytest.mark.skip(reason="heavier sweep: run with --slow (CI does)")
@@ -29,18 +41,29 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def pytest_collection_finish(session):
-    """Start the CI fuzz run now, in the background at nice 19, if the session will run its test."""
-    if fuzz_background.selected(session):
-        fuzz_background.start(session.config)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Whole files per worker, in the collection order above (not reordered by test count)."""
+    from xdist.scheduler import LoadFileScheduling
+    config.option.loadscopereorder = False
+    return LoadFileScheduling(config, log)
 
 
-def pytest_unconfigure(config):
-    fuzz_background.stop(config)       # a run the session did not collect is killed
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:        # an xdist worker: its heavy-job times go to the controller
+        workeroutput["fxdp_heavy_times"] = heavy_jobs.recorded()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    heavy_jobs.record_all(getattr(node, "workeroutput", {}).get("fxdp_heavy_times", {}))
 
 
 def pytest_terminal_summary(terminalreporter):
-    """The heavy jobs' wall times against their budgets (tests/heavy_jobs.py), and the session's."""
-    terminalreporter.write_sep("=", "wall time of the heavy jobs and of the session")
+    """The heavy jobs' times against their budgets (tests/heavy_jobs.py), and the session's."""
+    if getattr(terminalreporter.config, "workeroutput", None) is not None:
+        return
+    terminalreporter.write_sep("=", "time of the heavy jobs and of the session")
     for line in heavy_jobs.summary():
         terminalreporter.write_line(line)
