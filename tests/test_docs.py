@@ -55,3 +55,20 @@ def test_api_page_covers_every_public_name(site):
     ids = set(re.findall(r'id="(fxdp\.[A-Za-z0-9_.]+)"', html))
     missing = {n: i for n, i in public_name_ids().items() if i not in ids}
     assert not missing, f"docs/api.md has no entry for {missing}"
+
+
+def _unindexed(results: Path) -> list[str]:
+    named = set(re.findall(r"`([^`\s]+)`", (results / "INDEX.md").read_text()))
+    return sorted(p.name for p in results.iterdir() if p.name != "INDEX.md" and p.name not in named)
+
+
+def test_every_raw_result_is_in_the_index(tmp_path):
+    """benchmarks/results/INDEX.md names every raw file there, spelled out (no patterns), with the
+    command that wrote it; a file added without its row fails (checked on a copy with one more)."""
+    results = ROOT / "benchmarks" / "results"
+    assert _unindexed(results) == []
+    copy = tmp_path / "results"
+    copy.mkdir()
+    (copy / "INDEX.md").write_text((results / "INDEX.md").read_text())
+    (copy / "bench_new_run.log").write_text("x")
+    assert _unindexed(copy) == ["bench_new_run.log"]
