@@ -408,6 +408,9 @@ fxdp_status fxdp_rappor_full_fleet(const fxdp_rappor_full_cfg *cfg, const uint32
  * status is the validity mark, and an entropy failure wipes out to zeros
  * before FXDP_ERR_ENTROPY returns.  Either way vector releases are all or
  * nothing: an entropy failure at any word releases nothing, in every rng mode.
+ * The line above a lazy prototype, "fleet: x ROWS max XMAX; out ROWS max OUTMAX", gives the
+ * host fleet (fxdp_fleet_<kind>) the elements of one device and the most any valid cfg needs;
+ * tools/gen_c_glue.py writes the host table and the Eva drivers from it.
  * _ct forms: the same instructions, memory reads and bits consumed for every
  * valid input and every random draw (only a bad parameter or input, or an
  * entropy failure, changes the control flow); checked by instruction counts. */
@@ -422,6 +425,7 @@ typedef struct fxdp_rr_bool_cfg {
     uint8_t k;
 } fxdp_rr_bool_cfg;
 /* Lazy: keep = bernoulli_dyadic(a, k) (2 bits on average; the bits used reveal keep). */
+/* fleet: x 1u max 1u; out 1u max 1u */
 fxdp_status fxdp_rr_bool(fxdp_rng *r, const fxdp_rr_bool_cfg *cfg, const uint8_t *x, uint8_t *out);
 /* Constant time: keep = bernoulli_dyadic_ct(a, k) (exactly k bits). */
 fxdp_status fxdp_rr_bool_ct(fxdp_rng *r, const fxdp_rr_bool_cfg *cfg, const uint8_t *x, uint8_t *out);
@@ -440,6 +444,7 @@ typedef struct fxdp_rr_cfg {
 /* Lazy (OpenDP's algorithm): x in [0, t], x = t meaning "not a category" (answered uniformly):
  * s = uniform_below(x < t ? t-1 : t); if x < t and s >= x: s++; honest = bernoulli_dyadic(w0, k);
  * out = honest && x < t ? x : s. */
+/* fleet: device rr_device; x max 1u; out max 1u */
 fxdp_status fxdp_rr(fxdp_rng *r, const fxdp_rr_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: x in [0, t) (members only); d = table_sample_ct(thresholds, t-1, k) (exactly k
  * bits, full scan); out = (x + d) mod t without division or branch. */
@@ -455,6 +460,7 @@ typedef struct fxdp_rappor_cfg {
     uint32_t m;
 } fxdp_rappor_cfg;
 /* Lazy flips (bernoulli_dyadic, 2 bits each on average), drawn into out; entropy failure: out[0..k) zeroed. */
+/* fleet: x (size_t)cfg->k max FXDP_RAPPOR_MAX_K; out (size_t)cfg->k max FXDP_RAPPOR_MAX_K */
 fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
 /* Constant-time flips (exactly bits bits each; branch-free input check); in place, zeroed on entropy failure. */
 fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
@@ -471,6 +477,7 @@ typedef struct fxdp_unary_encoding_cfg {
     uint8_t bits;
 } fxdp_unary_encoding_cfg;
 /* Lazy draws (bernoulli_dyadic; the bits reveal the draws and x), into out; entropy failure: out[0..d) zeroed. */
+/* fleet: x 1u max 1u; out (size_t)cfg->d max FXDP_UNARY_ENCODING_MAX_D */
 fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Constant time: exactly bits bits per item, a_i selected without a branch on x; in place, zeroed on failure. */
 fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out);
@@ -489,6 +496,7 @@ typedef struct fxdp_hadamard_response_cfg {
     uint8_t bits;
 } fxdp_hadamard_response_cfg;
 /* Lazy Bernoulli (bernoulli_dyadic; the bits used reveal the draw). */
+/* fleet: x 1u max 1u; out 1u max 1u */
 fxdp_status fxdp_hadamard_response(fxdp_rng *r, const fxdp_hadamard_response_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly log2k + bits bits, no branch on x, y or b. */
 fxdp_status fxdp_hadamard_response_ct(fxdp_rng *r, const fxdp_hadamard_response_cfg *cfg, const uint32_t *x, uint32_t *out);
@@ -642,6 +650,7 @@ typedef struct fxdp_subset_selection_cfg {
                                   0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_subset_selection_cfg;
 /* Lazy Bernoulli, r drawn only when b = 1 (the bits used reveal b); drawn in place: entropy failure zeroes out[0..k). */
+/* fleet: x 1u max 1u; out (size_t)cfg->k max FXDP_SUBSET_SELECTION_MAX_D - 1u */
 fxdp_status fxdp_subset_selection(fxdp_rng *r, const fxdp_subset_selection_cfg *cfg, const uint32_t *x, uint16_t *out);
 /* Constant time in x, b and the subset (masked scans, sorting network); uniform_version 2: every draw
  * fxdp_uniform_below_ct_u32 (k + 1 draws of 128 bits, then bits), constant in the stream too, failing
@@ -666,6 +675,7 @@ typedef struct fxdp_local_hashing_cfg {
     uint8_t bits;
 } fxdp_local_hashing_cfg;
 /* Lazy offset (uniform_below + bernoulli_dyadic; the bits used reveal whether y = h(x)). */
+/* fleet: x 1u max 1u; out 3u max 3u */
 fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time in x: seed (62 bits unless a retry), then exactly bits bits, an O(g) branch-free scan. */
 fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out);
@@ -681,6 +691,7 @@ typedef struct fxdp_duchi_cfg {
     uint8_t bits;
 } fxdp_duchi_cfg;
 /* Lazy Bernoulli (bernoulli_dyadic; the bits used reveal the draw). */
+/* fleet: x 1u max 1u; out 1u max 1u */
 fxdp_status fxdp_duchi(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out);
 /* Constant time: exactly prob_bits + bits bits, no branch on x or y. */
 fxdp_status fxdp_duchi_ct(fxdp_rng *r, const fxdp_duchi_cfg *cfg, const uint32_t *x, uint8_t *out);
@@ -698,6 +709,7 @@ typedef struct fxdp_piecewise_cfg {
     uint8_t bits;
 } fxdp_piecewise_cfg;
 /* Lazy: Bernoulli band choice and rejection-sampled band cell (the bits used reveal the draw). */
+/* fleet: x 1u max 1u; out 1u max 1u */
 fxdp_status fxdp_piecewise(fxdp_rng *r, const fxdp_piecewise_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the band choice. */
 fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_piecewise_cfg *cfg, const uint32_t *x, uint32_t *out);
@@ -710,6 +722,7 @@ fxdp_status fxdp_piecewise_ct(fxdp_rng *r, const fxdp_piecewise_cfg *cfg, const 
  * w a < 2^prob_bits. */
 typedef fxdp_piecewise_cfg fxdp_square_wave_cfg;
 /* Lazy: Bernoulli window choice and rejection-sampled window cell (the bits used reveal the draw). */
+/* fleet: x 1u max 1u; out 1u max 1u */
 fxdp_status fxdp_square_wave(fxdp_rng *r, const fxdp_square_wave_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly prob_bits + bits bits, no branch on x, the draws or the window choice. */
 fxdp_status fxdp_square_wave_ct(fxdp_rng *r, const fxdp_square_wave_cfg *cfg, const uint32_t *x, uint32_t *out);
@@ -725,6 +738,7 @@ typedef struct fxdp_hybrid_cfg {
     fxdp_duchi_cfg duchi;
 } fxdp_hybrid_cfg;
 /* Lazy: only the chosen branch draws (the bits used reveal the branch). */
+/* fleet: x 1u max 1u; out 1u max 1u */
 fxdp_status fxdp_hybrid(fxdp_rng *r, const fxdp_hybrid_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time: exactly 3 prob_bits + 2 bits bits, both branches drawn, the output selected by a mask. */
 fxdp_status fxdp_hybrid_ct(fxdp_rng *r, const fxdp_hybrid_cfg *cfg, const uint32_t *x, uint32_t *out);
@@ -748,6 +762,7 @@ typedef struct fxdp_numeric_multidim_cfg {
                                   0 or 1 rejection (the bits before issue 32); > 2: FXDP_ERR_PARAM */
 } fxdp_numeric_multidim_cfg;
 /* Lazy: the base mechanism's lazy draws (the bits used reveal them); drawn in place (out must not overlap x): entropy failure zeroes out[0..2k). */
+/* fleet: x (size_t)cfg->d max FXDP_NUMERIC_MULTIDIM_MAX_D; out 2u * (size_t)cfg->k max 2u * FXDP_NUMERIC_MULTIDIM_MAX_K */
 fxdp_status fxdp_numeric_multidim(fxdp_rng *r, const fxdp_numeric_multidim_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time in x: the base's constant-time draws; uniform_version 2: Floyd's k draws by
  * fxdp_uniform_below_ct_u32 (128 bits each), constant in the stream too, failing with FXDP_ERR_RANGE
@@ -779,6 +794,7 @@ typedef struct fxdp_geometric_cfg {
 /* Lazy: out[i] = clamp(x[i] + discrete_laplace(s, t), lo, hi) (no overflow); FXDP_ERR_RANGE
  * as fxdp_discrete_laplace (probability below exp(-2^31)); any int64 input.  Drawn in place:
  * on FXDP_ERR_ENTROPY or FXDP_ERR_RANGE after the checks, out[0..n) is zeroed (x may alias out). */
+/* fleet: x (size_t)cfg->n max FXDP_GEOMETRIC_MAX_N; out (size_t)cfg->n max FXDP_GEOMETRIC_MAX_N */
 fxdp_status fxdp_geometric(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
 /* Constant time: out[i] = clamp(clamp(x[i], lo, hi) + J, lo, hi), exactly k bits per value;
  * any int64 input (clamped to the bounds first, branch-free). */

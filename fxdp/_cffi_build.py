@@ -183,8 +183,8 @@ _FLEET_RE = re.compile(r"^FLEET(_CUSTOM)?\(([^\n]*)\)$", re.M)
 
 
 def fleet_table(csrc):
-    """The rows of csrc/host/fxdp_host_fleets.h, the X-macro list fxdp_host_mech.c expands into
-    the fxdp_fleet_<kind> entry points: [{kind, entry, cfg, x, out, custom, x_max, out_max}] in order."""
+    """The rows of csrc/host/fxdp_host_fleets.h (tools/gen_c_glue.py writes it from fxdp.h), the
+    X-macro list fxdp_host_mech.c expands into the fxdp_fleet_<kind> entry points: [{kind, entry, cfg, x, out, custom, x_max, out_max}] in order."""
     rows = []
     for custom, args in _FLEET_RE.findall(_strip_comments((Path(csrc) / FLEET_TABLE).read_text())):
         parts = [a.strip() for a in re.split(r",(?![^(]*\))", args)]

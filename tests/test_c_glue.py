@@ -1,10 +1,13 @@
-"""The mechanical C glue is generated from one table, csrc/host/fxdp_host_fleets.h (an X-macro
-list): the host fleet entry points are defined by the preprocessor in fxdp_host_mech.c and
+"""The mechanical C glue is generated from the fleet annotations of csrc/fxdp.h (one line above
+each single-release entry point's prototype), through one table, csrc/host/fxdp_host_fleets.h
+(an X-macro list, itself generated): the host fleet entry points are defined by the preprocessor in fxdp_host_mech.c and
 declared in fxdp_host.h's generated block, and the Eva (and fuzz) drivers of the single-release
 entry points are tools/eva/drivers/generated.c; both must be current (tools/gen_c_glue.py)."""
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -26,6 +29,33 @@ def test_the_check_fails_on_a_stale_block():
     stale = text.replace("const fxdp_rr_bool_cfg *cfg", "const fxdp_rr_cfg *cfg", 1)
     assert stale != text and gen_c_glue.render(stale) != stale
     assert gen_c_glue.render(stale) == text
+
+
+def test_the_fleet_table_is_generated_from_the_annotations_of_fxdp_h():
+    assert gen_c_glue.FLEETS.read_text() == gen_c_glue.annotated_fleets(), "run python3 tools/gen_c_glue.py"
+    rows = fleet_table(ROOT / "csrc")
+    assert [r["kind"] for r in rows][:2] == ["rr_bool", "rr"] and rows[1]["custom"]
+    ue = next(r for r in rows if r["kind"] == "unary_encoding")
+    assert (ue["cfg"], ue["x"], ue["out"], ue["out_max"]) == ("fxdp_unary_encoding_cfg", "uint32_t", "uint8_t",
+                                                              "FXDP_UNARY_ENCODING_MAX_D")
+
+
+def test_a_changed_or_malformed_annotation_is_seen(tmp_path):
+    """Can fail: an edited annotation changes the table (so --check reports it stale), and one that
+    does not parse, or is not above its prototype, is an error naming the entry point."""
+    text = gen_c_glue.PUBLIC_HEADER.read_text()
+    note = "/* fleet: x 1u max 1u; out (size_t)cfg->d max FXDP_UNARY_ENCODING_MAX_D */\n"
+    assert text.count(note) == 1
+    h = tmp_path / "fxdp.h"
+    h.write_text(text.replace(note, note.replace("(size_t)cfg->d max", "(size_t)cfg->d + 1u max")))
+    assert "FLEET(unary_encoding, fxdp_unary_encoding, fxdp_unary_encoding_cfg, uint32_t, uint8_t, 1u, " \
+           "(size_t)cfg->d + 1u," in gen_c_glue.annotated_fleets(h)
+    h.write_text(text.replace(note, note.replace("; out", ", out")))
+    with pytest.raises(ValueError, match="fxdp_unary_encoding does not parse"):
+        gen_c_glue.annotated_fleets(h)
+    h.write_text(text.replace(note, note + "\n"))
+    with pytest.raises(ValueError, match="not on the line before"):
+        gen_c_glue.annotated_fleets(h)
 
 
 def test_every_table_row_is_a_fleet_entry_point_of_the_host_library():
