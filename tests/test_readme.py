@@ -75,6 +75,30 @@ def test_kind_table_report_bits_and_export_are_the_codes():
                 m.report_layout()
 
 
+def _gen_readme_kinds():
+    import sys
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_readme_kinds
+    finally:
+        sys.path.pop(0)
+    return gen_readme_kinds
+
+
+def test_kind_table_is_generated_from_the_family_modules(monkeypatch):
+    """README's table is what tools/gen_readme_kinds.py writes from the registry and each module's
+    README_ROWS; can fail: an edited module row makes it stale, a kind without a row is an error."""
+    gen = _gen_readme_kinds()
+    assert gen.render(README) == README, "run python3 tools/gen_readme_kinds.py"
+    from fxdp.mechanisms.oracles import rappor
+    paper, keys = rappor.README_ROWS["rappor"]
+    monkeypatch.setitem(rappor.README_ROWS, "rappor", (paper, keys.replace("`k = 64`", "`k = 32`")))
+    assert "| `rappor` | " + paper + " | 32 | yes |" in gen.render(README)
+    monkeypatch.delitem(rappor.README_ROWS, "rappor")
+    with pytest.raises(ValueError, match="no README_ROWS"):
+        gen.render(README)
+
+
 def test_toml_example_loads(tmp_path):
     (block,) = re.findall(r"```toml\n(.*?)```", README, re.S)
     p = tmp_path / "c.toml"

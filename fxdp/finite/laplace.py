@@ -1009,3 +1009,19 @@ def fixed_point_mean(raw_outputs, mechanism):
         raise ValueError("fewer than 2 releases inside [m, M]: nothing to estimate")
     n = vals.shape[0]
     return Estimate("mean", vals.mean(axis=0), vals.std(axis=0, ddof=1) / math.sqrt(n))
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'laplace_fixed': ('Gazeau, Miller, Palamidessi 2013',
+        '`epsilon = 0.5`, `bounds = [-8, 8]`, `qformat = "Q15.16"`, `L = "1/4"`, `uniform_bits = 32`, `truncation = "exception"`'),
+    'naive_laplace_fixed': ('Gazeau et al. 2013, Example 1.1',
+        '`epsilon = 0.25`, `qformat = "Q9.6"` (audits to infinity)', 'no (infinite epsilon)'),
+    'planar_laplace_fixed': ('Gazeau et al. 2013, section 6',
+        '`epsilon = 0.25`, `bounds = [-2, 2]`, `L = "1/2"`, `qformat = "Q11.4"`, `radius_bits = 10`, `angle_bits = 10`'),
+    'laplace_grid': ('CKS 2020 on the fixed-point grid',
+        '`epsilon = 0.5`, `bounds = [-8, 8]`, `L = "1/4"`, `qformat = "Q15.16"`'),
+    'planar_laplace_grid': ('CKS 2020 on the fixed-point grid',
+        '`epsilon = 0.5`, `bounds = [-8, 8]`, `L = "1/4"`, `qformat = "Q15.16"`'),
+}

@@ -657,3 +657,11 @@ def _audit_distance(m, name, d_in):
         witness = {"coordinates": parts}
         method = f"exact (per-coordinate enumeration, L1 distance {d_in} split over coordinates)"
     return AuditReport(name, claimed, ratio_eps(ratio), witness, method=method)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'geometric': ('Ghosh, Roughgarden, Sundararajan 2009; CKS 2020 sampler',
+        '`scale = 10`, `bounds = [0, 100]`, `constant_time = true` (scale may be a rational string such as "5/2"; vector = true with dim = 3 for L1 vectors of length 3; inputs outside the bounds are clamped, `strict = true` refuses them)'),
+}

@@ -430,3 +430,11 @@ def make_dbitflip(d, buckets, epsilon, sampled_buckets=1, constant_time=False, b
 
 __all__ = ["make_dbitflip", "DBitFlip", "BucketCounts", "sample_buckets", "sample_source", "response_source",
            "provision", "secret_from_seed"]
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'dbitflip': ('Ding, Kulkarni, Yekhanin 2017',
+        '`d = 1024`, `buckets = 32`, `epsilon = 2`, `sampled_buckets = 4`, `constant_time = true` (item x in bucket x * buckets // d; estimates per bucket)'),
+}

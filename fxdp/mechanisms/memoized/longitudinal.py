@@ -680,3 +680,13 @@ def make_longitudinal_ue(d, epsilon_perm, epsilon_1, constant_time=False, bits=3
 
 __all__ = ["make_longitudinal_grr", "make_longitudinal_ue", "LongitudinalGRR", "LongitudinalUE",
            "LongitudinalPermanent", "provision", "secret_from_seed", "permanent_source"]
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'longitudinal_grr': ('Arcolezi et al. 2022',
+        '`d = 16`, `epsilon_perm = 4`, `epsilon_1 = 1`, `constant_time = true`'),
+    'longitudinal_ue': ('Arcolezi et al. 2022 (L-OSUE)',
+        '`d = 64`, `epsilon_perm = 4`, `epsilon_1 = "1/2"`, `constant_time = true`'),
+}

@@ -754,3 +754,11 @@ def make_rappor_full(k, h, cohorts, f, p, q, constant_time=False, bits=32, value
 
 __all__ = ["make_rappor_full", "RapporFull", "RapporFullDevice", "RapporFullPRR", "siphash24",
            "hash_message", "reduce_position", "EntropyError"]
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'rappor_full': ('Erlingsson, Pihur, Korolova 2014',
+        '`k = 32`, `h = 2`, `cohorts = 8`, `f = 0.5`, `p = 0.25`, `q = 0.75`, `constant_time = true`'),
+}

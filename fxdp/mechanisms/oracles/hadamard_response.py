@@ -268,3 +268,11 @@ def make_hadamard_response(d, epsilon, constant_time=False, bits=32):
     (``m.epsilon``) never exceeds the requested one; log2 K bits per report, K the smallest power of
     two above d."""
     return HadamardResponse(d, epsilon, constant_time, bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'hadamard_response': ('Acharya, Sun, Zhang 2019',
+        '`d = 1000`, `epsilon = 2`, `constant_time = true`'),
+}

@@ -349,3 +349,11 @@ def make_local_hashing(d, epsilon, optimized=True, constant_time=False, bits=32)
     p = a_p / 2^bits, q = w / 2^bits so that the realized epsilon ln(a_p / w) (``m.epsilon``)
     never exceeds the requested one.  Reports are (a, b, y): 62 + ceil(log2 g) bits."""
     return LocalHashing(d, epsilon, optimized, constant_time, bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'local_hashing': ('Wang, Blocki, Li, Jha 2017 (OLH, BLH)',
+        '`d = 1000`, `epsilon = 2`, `optimized = true`, `constant_time = true`'),
+}

@@ -509,3 +509,13 @@ def make_randomized_response(categories, prob, constant_time=False, bits=32, unk
     (default: a value that is not a category is a ValueError naming the categories) or "uniform"
     (it is answered with a uniformly random category, the device form's index t)."""
     return RandomizedResponse(categories, prob, constant_time, bits, unknown)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'randomized_response_bool': ('Warner 1965',
+        '`prob = 0.75`, `constant_time = true`, `bits = 32`'),
+    'randomized_response': ('Warner 1965, k categories',
+        '`categories = ["a", "b", "c"]`, `prob = "3/4"`, `constant_time = true`'),
+}

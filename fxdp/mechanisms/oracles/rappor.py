@@ -263,3 +263,11 @@ def rappor_stderr(f, n):
 def make_rappor(f, m, k, constant_time=False, bits=32):
     """Basic RAPPOR: f in (0, 1], at most m ones among exactly k input bits."""
     return Rappor(f, m, k, constant_time, bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'rappor': ('Erlingsson, Pihur, Korolova 2014 (basic one-time)',
+        '`f = 0.5`, `m = 1`, `k = 64`, `constant_time = true`'),
+}

@@ -352,3 +352,11 @@ def make_subset_selection(d, epsilon, constant_time=False, bits=32, k=None, unif
     below (k + 1) (d / 2^32)^4 <= 2^-78 for d <= 1024); 1 pins the rejection draws of the releases
     before issue 32 (their bits, not constant in the stream).  The lazy form is the same for both."""
     return SubsetSelection(d, epsilon, constant_time, bits, k, uniform_version)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'subset_selection': ('Wang et al. 2016; Ye, Barg 2018',
+        '`d = 64`, `epsilon = 2`, `constant_time = true` (`k = 5` overrides the optimal subset size)'),
+}

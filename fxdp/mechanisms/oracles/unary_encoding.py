@@ -233,3 +233,11 @@ def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32
     p = 1/2) or symmetric (SUE); epsilon in (0, 64], realized with dyadic p, q over 2^bits so that
     the realized epsilon (``m.epsilon``) never exceeds the requested one."""
     return UnaryEncoding(d, epsilon, optimized, constant_time, bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'unary_encoding': ('Wang et al. 2017 (OUE, SUE)',
+        '`d = 64`, `epsilon = 2`, `optimized = true`, `constant_time = true`'),
+}

@@ -216,3 +216,11 @@ def make_duchi(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB
     (2 <= prob_bits <= 32) rounded toward 1/2 so the realized epsilon (``m.epsilon``) never exceeds
     the request.  One bit per report; ``m.estimate(reports)`` is the unbiased mean."""
     return Duchi(lo, hi, epsilon, bits, constant_time, prob_bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'duchi': ('Duchi, Jordan, Wainwright 2018',
+        '`lo = -20`, `hi = 60`, `epsilon = 1`, `bits = 12`, `constant_time = true` (readings in [lo, hi], on a grid of 2^bits + 1 levels)'),
+}

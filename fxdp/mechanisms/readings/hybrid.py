@@ -216,3 +216,11 @@ def make_hybrid(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PRO
     Piecewise with probability beta = 1 - e^(-eps/2) (0 at eps <= 0.61), else Duchi, both at
     epsilon; the realized epsilon (``m.epsilon``) is the larger of the two branches'."""
     return Hybrid(lo, hi, epsilon, bits, constant_time, prob_bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'hybrid': ('Wang et al. 2019',
+        '`lo = 0`, `hi = 40`, `epsilon = 2`, `bits = 12`, `constant_time = true` (Piecewise with probability 1 - e^(-eps/2), else Duchi)'),
+}

@@ -531,3 +531,11 @@ def make_numeric_multidim(lo, hi, epsilon, dims, base="piecewise", report_dims=N
     release fails with RangeError / FXDP_ERR_RANGE with probability below k (d / 2^32)^4 <= 2^-92
     for d <= 256); 1 pins the rejection draws of the releases before issue 32 (docs/constant_time.md)."""
     return NumericMultiDim(lo, hi, epsilon, dims, base, report_dims, bits, constant_time, prob_bits, uniform_version)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'numeric_multidim': ('Wang et al. 2019, section IV',
+        '`lo = 0`, `hi = 100`, `epsilon = 6`, `dims = 5`, `base = "piecewise"`, `bits = 12` (d = dims readings per device, lo / hi a number or a list of dims; the device reports k = max(1, min(d, floor(eps/2.5))) of them, `report_dims` to override, each with `base` (duchi, piecewise or hybrid) at eps/k)'),
+}

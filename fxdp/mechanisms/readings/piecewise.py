@@ -269,3 +269,11 @@ def make_piecewise(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_
     w A / 2^prob_bits with A rounded down so the realized epsilon (``m.epsilon``) never exceeds
     the request.  ``m.estimate(reports)`` is the unbiased mean."""
     return Piecewise(lo, hi, epsilon, bits, constant_time, prob_bits)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'piecewise': ('Wang et al. 2019',
+        '`lo = 0`, `hi = 40`, `epsilon = 2`, `bits = 12`, `constant_time = true` (readings in [lo, hi]; output one of 2^bits + w cells)'),
+}

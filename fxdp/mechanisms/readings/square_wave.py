@@ -385,3 +385,11 @@ def make_square_wave(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MA
     ``m.estimate_distribution(reports)`` the EMS histogram over ``bins`` (1 <= bins <= min(4096,
     2^bits)) equal-width bins."""
     return SquareWave(lo, hi, epsilon, bits, constant_time, prob_bits, bins)
+
+# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
+# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
+# code gives, and tests/test_readme.py fails when README is stale.
+README_ROWS = {
+    'square_wave': ('Li et al. 2020 (with EMS)',
+        '`lo = 0`, `hi = 40`, `epsilon = 2`, `bits = 12`, `constant_time = true` (readings in [lo, hi]; output one of 2^bits + w cells, w = round(2 b 2^bits); `bins = 16` for the EMS histogram)'),
+}
