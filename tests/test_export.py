@@ -33,6 +33,22 @@ def _rel(paths, base):
     return sorted(str(Path(p).relative_to(base)) for p in paths)
 
 
+def test_every_exportable_kind_has_its_export_cases():
+    """Each kind with a C device form has a case in its module's EXPORT_CASES, and a lazy and a
+    constant-time one where its constructor takes constant_time (a new family without them fails)."""
+    import inspect
+
+    from fxdp import registry
+    forms = {}
+    for name in MECHANISMS:
+        m = make(name)
+        forms.setdefault(m.kind, set()).add(bool(getattr(m, "constant_time", False)))
+    for kind in E.exportable_kinds():
+        assert kind in forms, f"{kind}: no export case (EXPORT_CASES in {registry.get(kind).module})"
+        if "constant_time" in inspect.signature(registry.constructor(kind)).parameters:
+            assert forms[kind] == {False, True}, (kind, forms[kind])
+
+
 # --------------------------------------------------------------------------- layout
 
 @pytest.mark.parametrize("target", TARGETS)

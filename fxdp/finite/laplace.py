@@ -1010,9 +1010,7 @@ def fixed_point_mean(raw_outputs, mechanism):
     n = vals.shape[0]
     return Estimate("mean", vals.mean(axis=0), vals.std(axis=0, ddof=1) / math.sqrt(n))
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'laplace_fixed': ('Gazeau, Miller, Palamidessi 2013',
         '`epsilon = 0.5`, `bounds = [-8, 8]`, `qformat = "Q15.16"`, `L = "1/4"`, `uniform_bits = 32`, `truncation = "exception"`'),
@@ -1025,3 +1023,15 @@ README_ROWS = {
     'planar_laplace_grid': ('CKS 2020 on the fixed-point grid',
         '`epsilon = 0.5`, `bounds = [-8, 8]`, `L = "1/4"`, `qformat = "Q15.16"`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Finite-precision Laplace (fxdp/finite/laplace.py): raw int64 in and out, INT64_MIN = exception.
+    'laplace_fixed': lambda: make_laplace_fixed(1, (-8, 8), L=Fraction(1, 16), qformat='Q15.16'),
+    'laplace_fixed_clamp': lambda: make_laplace_fixed(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2), qformat='Q9.6', uniform_bits=20, truncation='clamp'),
+    # (a small box: the planar audit of the export header tabulates (M - m + L)^2 raw points)
+    'planar_laplace_fixed': lambda: make_planar_laplace_fixed(Fraction(1, 4), (-2, 2), L=1, qformat='Q11.4', radius_bits=8, angle_bits=8),
+    'laplace_grid': lambda: make_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2), qformat='Q9.6'),
+    'planar_laplace_grid': lambda: make_planar_laplace_grid(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2), qformat='Q9.6'),
+}
+EXPORT_VARIANTS = {'laplace_fixed_clamp'}

@@ -658,10 +658,19 @@ def _audit_distance(m, name, d_in):
         method = f"exact (per-coordinate enumeration, L1 distance {d_in} split over coordinates)"
     return AuditReport(name, claimed, ratio_eps(ratio), witness, method=method)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'geometric': ('Ghosh, Roughgarden, Sundararajan 2009; CKS 2020 sampler',
         '`scale = 10`, `bounds = [0, 100]`, `constant_time = true` (scale may be a rational string such as "5/2"; vector = true with dim = 3 for L1 vectors of length 3; inputs outside the bounds are clamped, `strict = true` refuses them)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    'geometric_ct': lambda: make_geometric(10, bounds=(0, 40), constant_time=True),
+    'geometric_lazy': lambda: make_geometric(10),
+    'geometric_bounded': lambda: make_geometric(Fraction(7, 2), bounds=(-100, 100)),
+    # The vector geometric (L1 metric): dim fixes the length the device releases.
+    'geometric_vec_ct': lambda: make_geometric(5, bounds=(0, 30), constant_time=True, vector=True, dim=3),
+    'geometric_vec_lazy': lambda: make_geometric(Fraction(5, 2), bounds=(-50, 50), vector=True, dim=4),
+}
+EXPORT_VARIANTS = {'geometric_bounded', 'geometric_vec_lazy'}

@@ -431,10 +431,23 @@ def make_dbitflip(d, buckets, epsilon, sampled_buckets=1, constant_time=False, b
 __all__ = ["make_dbitflip", "DBitFlip", "BucketCounts", "sample_buckets", "sample_source", "response_source",
            "provision", "secret_from_seed"]
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'dbitflip': ('Ding, Kulkarni, Yekhanin 2017',
         '`d = 1024`, `buckets = 32`, `epsilon = 2`, `sampled_buckets = 4`, `constant_time = true` (item x in bucket x * buckets // d; estimates per bucket)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # dBitFlip: every release provisions the secret (a block) and derives the sampled-bucket and response
+    # streams (two more).  Floyd's draws of the sampled buckets reject with a probability that varies
+    # with the secret (never with x), and this check varies the secret: the CT case takes buckets = 2,
+    # sampled = 2 (bounds 1 and 2: no rejection; membership, choice and exchange sort still run).
+    # tests/test_dbitflip.py checks that the CT count is independent of x on a fixed device.
+    'dbitflip_ct': lambda: make_dbitflip(12, 2, 2, sampled_buckets=2, constant_time=True),
+    # Since issue 32 the CT form draws its sampled buckets with the fixed budget (uniform_version 2): the
+    # same time for every secret also at buckets = 64, sampled = 3 (bounds 62, 63: the rejection draws reject).
+    'dbitflip_ct_b64': lambda: make_dbitflip(256, 64, 2, sampled_buckets=3, constant_time=True),
+    'dbitflip_lazy': lambda: make_dbitflip(40, 8, 2, sampled_buckets=3, bits=3),
+}
+EXPORT_VARIANTS: set[str] = set()

@@ -681,12 +681,19 @@ def make_longitudinal_ue(d, epsilon_perm, epsilon_1, constant_time=False, bits=3
 __all__ = ["make_longitudinal_grr", "make_longitudinal_ue", "LongitudinalGRR", "LongitudinalUE",
            "LongitudinalPermanent", "provision", "secret_from_seed", "permanent_source"]
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
-    'longitudinal_grr': ('Arcolezi et al. 2022',
-        '`d = 16`, `epsilon_perm = 4`, `epsilon_1 = 1`, `constant_time = true`'),
-    'longitudinal_ue': ('Arcolezi et al. 2022 (L-OSUE)',
-        '`d = 64`, `epsilon_perm = 4`, `epsilon_1 = "1/2"`, `constant_time = true`'),
+    'longitudinal_grr': ('Arcolezi et al. 2022', '`d = 16`, `epsilon_perm = 4`, `epsilon_1 = 1`, `constant_time = true`'),
+    'longitudinal_ue': ('Arcolezi et al. 2022 (L-OSUE)', '`d = 64`, `epsilon_perm = 4`, `epsilon_1 = "1/2"`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # a release: provision (a block), permanent stream (one), round (one): ~160,000 AVR cycles;
+    # d = 12 keeps a constant-time L-OUE release within one block of each stream
+    'longitudinal_grr_ct': lambda: make_longitudinal_grr(10, 4, 1, constant_time=True),
+    'longitudinal_grr_lazy': lambda: make_longitudinal_grr(10, 4, 1),
+    'longitudinal_ue_ct': lambda: make_longitudinal_ue(12, 4, 1, constant_time=True),
+    'longitudinal_ue_lazy': lambda: make_longitudinal_ue(12, 4, 1),
+}
+EXPORT_VARIANTS = {'longitudinal_grr_lazy', 'longitudinal_ue_lazy'}

@@ -755,10 +755,18 @@ def make_rappor_full(k, h, cohorts, f, p, q, constant_time=False, bits=32, value
 __all__ = ["make_rappor_full", "RapporFull", "RapporFullDevice", "RapporFullPRR", "siphash24",
            "hash_message", "reduce_position", "EntropyError"]
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'rappor_full': ('Erlingsson, Pihur, Korolova 2014',
         '`k = 32`, `h = 2`, `cohorts = 8`, `f = 0.5`, `p = 0.25`, `q = 0.75`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Full RAPPOR (Bloom filter + memoized PRR + IRR): small parameters, since every release
+    # provisions a device and generates 4 ChaCha20 blocks (~250,000 cycles on the AVR).
+    'rappor_full_ct': lambda: make_rappor_full(4, 1, 2, 0.5, 0.25, 0.75, constant_time=True, bits=8, value_bytes=2),
+    # the lazy form, the same parameters (a variant: not on the AVR)
+    'rappor_full_lazy': lambda: make_rappor_full(4, 1, 2, 0.5, 0.25, 0.75, bits=8, value_bytes=2),
+}
+EXPORT_VARIANTS = {'rappor_full_lazy'}

@@ -269,10 +269,20 @@ def make_hadamard_response(d, epsilon, constant_time=False, bits=32):
     two above d."""
     return HadamardResponse(d, epsilon, constant_time, bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'hadamard_response': ('Acharya, Sun, Zhang 2019',
         '`d = 1000`, `epsilon = 2`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Hadamard response: one index of log2 K bits per release; d = 100 (K = 128) and d = 12 (K = 16).
+    # The lazy case uses bits = 3 (p = 5/8): with 32 bits the lazy Bernoulli is decided within the
+    # 32 - log2 K bits left in the first word almost always, so its instruction count is flat on the
+    # host (its bit use still varies); at 3 bits the "U agrees with every digit" exit (probability
+    # 1/8) is taken by some of the timed releases, and the check that the lazy form varies applies.
+    'hadamard_response_ct': lambda: make_hadamard_response(100, 2, constant_time=True),
+    'hadamard_response_lazy': lambda: make_hadamard_response(12, 1, bits=3),
+}
+EXPORT_VARIANTS: set[str] = set()

@@ -350,10 +350,18 @@ def make_local_hashing(d, epsilon, optimized=True, constant_time=False, bits=32)
     never exceeds the requested one.  Reports are (a, b, y): 62 + ceil(log2 g) bits."""
     return LocalHashing(d, epsilon, optimized, constant_time, bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'local_hashing': ('Wang, Blocki, Li, Jha 2017 (OLH, BLH)',
         '`d = 1000`, `epsilon = 2`, `optimized = true`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Local hashing: the report is (a, b, y), three uint32s.  CT: OLH at d = 1024, eps = 2 (g = 8: the
+    # footprint case of issue 10); lazy: OLH at eps = 1 (g = 4: uniform_below(3) retries w.p. 1/4 and
+    # the lazy Bernoulli's length varies, so the check that the lazy form varies applies).
+    'local_hashing_ct': lambda: make_local_hashing(1024, 2, constant_time=True),
+    'local_hashing_lazy': lambda: make_local_hashing(100, 1),
+}
+EXPORT_VARIANTS: set[str] = set()

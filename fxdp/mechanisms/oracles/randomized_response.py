@@ -510,12 +510,19 @@ def make_randomized_response(categories, prob, constant_time=False, bits=32, unk
     (it is answered with a uniformly random category, the device form's index t)."""
     return RandomizedResponse(categories, prob, constant_time, bits, unknown)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'randomized_response_bool': ('Warner 1965',
         '`prob = 0.75`, `constant_time = true`, `bits = 32`'),
     'randomized_response': ('Warner 1965, k categories',
         '`categories = ["a", "b", "c"]`, `prob = "3/4"`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    'rr_bool_ct': lambda: make_randomized_response_bool(0.75, constant_time=True),
+    'rr_bool_lazy': lambda: make_randomized_response_bool(0.75),
+    'rr_kary_ct': lambda: make_randomized_response(['a', 'b', 'c', 'd', 'e'], 0.6, constant_time=True),
+    'rr_kary_lazy': lambda: make_randomized_response(['a', 'b', 'c', 'd', 'e'], 0.6),
+}
+EXPORT_VARIANTS: set[str] = set()

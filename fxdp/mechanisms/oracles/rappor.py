@@ -264,10 +264,15 @@ def make_rappor(f, m, k, constant_time=False, bits=32):
     """Basic RAPPOR: f in (0, 1], at most m ones among exactly k input bits."""
     return Rappor(f, m, k, constant_time, bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'rappor': ('Erlingsson, Pihur, Korolova 2014 (basic one-time)',
         '`f = 0.5`, `m = 1`, `k = 64`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    'rappor_ct': lambda: make_rappor(0.5, 2, 8, constant_time=True),
+    'rappor_lazy': lambda: make_rappor(0.5, 2, 8),
+}
+EXPORT_VARIANTS: set[str] = set()

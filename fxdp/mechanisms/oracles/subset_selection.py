@@ -353,10 +353,28 @@ def make_subset_selection(d, epsilon, constant_time=False, bits=32, k=None, unif
     before issue 32 (their bits, not constant in the stream).  The lazy form is the same for both."""
     return SubsetSelection(d, epsilon, constant_time, bits, k, uniform_version)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'subset_selection': ('Wang et al. 2016; Ye, Barg 2018',
         '`d = 64`, `epsilon = 2`, `constant_time = true` (`k = 5` overrides the optimal subset size)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Subset selection: k uint16 indices per release.  The constant-time form's time and bit use do not
+    # depend on x or on whether x is in the subset, but Floyd's uniform draws reject with a probability
+    # that varies with the stream, and this check varies the stream: its CT case therefore takes d = 3,
+    # k = 2, whose bounds (1, 2 and r below 2) are powers of two (34 bits per release; every code path
+    # runs: membership, the shift past x, the replacement).  tests/test_subset_selection.py checks, at
+    # d = 100 and 1024, that the counts and bits are independent of x and b on a fixed stream.
+    'subset_selection_ct': lambda: make_subset_selection(3, 2, constant_time=True, k=2),
+    # Since issue 32 the constant-time form draws with the fixed budget (uniform_version 2: 128 bits per
+    # uniform draw, whatever the stream), so a case where the rejection draws would reject is constant
+    # too: d = 1024, k = 3 (bounds 1021, 1022, 1023 and 3; 544 bits per release).
+    'subset_selection_ct_d1024': lambda: make_subset_selection(1024, 1, constant_time=True, k=3),
+    'subset_selection_lazy': lambda: make_subset_selection(40, 1),
+    # k = 1 with m = d - 1 = 64 (a power of two: no rejection): the map spans three words, so the
+    # shift past x crosses words in the constant-time check too (k-ary RR in effect; not on AVR)
+    'subset_selection_ct_3words': lambda: make_subset_selection(65, 4, constant_time=True, k=1),
+}
+EXPORT_VARIANTS = {'subset_selection_ct_3words'}

@@ -234,10 +234,16 @@ def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32
     the realized epsilon (``m.epsilon``) never exceeds the requested one."""
     return UnaryEncoding(d, epsilon, optimized, constant_time, bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'unary_encoding': ('Wang et al. 2017 (OUE, SUE)',
         '`d = 64`, `epsilon = 2`, `optimized = true`, `constant_time = true`'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Unary encoding (OUE, SUE): d report bits per release; d = 12 keeps a CT release within one block.
+    'unary_encoding_ct': lambda: make_unary_encoding(12, 2, constant_time=True),
+    'unary_encoding_sue_lazy': lambda: make_unary_encoding(12, 1, optimized=False),
+}
+EXPORT_VARIANTS: set[str] = set()

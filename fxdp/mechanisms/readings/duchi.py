@@ -217,10 +217,18 @@ def make_duchi(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB
     the request.  One bit per report; ``m.estimate(reports)`` is the unbiased mean."""
     return Duchi(lo, hi, epsilon, bits, constant_time, prob_bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'duchi': ('Duchi, Jordan, Wainwright 2018',
         '`lo = -20`, `hi = 60`, `epsilon = 1`, `bits = 12`, `constant_time = true` (readings in [lo, hi], on a grid of 2^bits + 1 levels)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Duchi et al.'s one-bit mechanism on a grid (grid index in, one bit out): the CT case reads
+    # exactly prob_bits + bits = 44 bits; the lazy case at prob_bits = 3 and bits = 2 (5 levels) so the
+    # lazy Bernoulli's early exits are taken by some of the timed releases and its count varies.
+    'duchi_ct': lambda: make_duchi(-20, 60, 2, constant_time=True),
+    'duchi_lazy': lambda: make_duchi(0, 1, 1, bits=2, prob_bits=3),
+}
+EXPORT_VARIANTS: set[str] = set()

@@ -217,10 +217,17 @@ def make_hybrid(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PRO
     epsilon; the realized epsilon (``m.epsilon``) is the larger of the two branches'."""
     return Hybrid(lo, hi, epsilon, bits, constant_time, prob_bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'hybrid': ('Wang et al. 2019',
         '`lo = 0`, `hi = 40`, `epsilon = 2`, `bits = 12`, `constant_time = true` (Piecewise with probability 1 - e^(-eps/2), else Duchi)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Hybrid mechanism (Piecewise or Duchi): the CT case reads exactly 3 prob_bits + 2 bits = 112 bits;
+    # the lazy case at bits = 4, prob_bits = 8 (w = 6: rejection-sampled band cell in the PM branch).
+    'hybrid_ct': lambda: make_hybrid(0, 40, 2, bits=8, constant_time=True),
+    'hybrid_lazy': lambda: make_hybrid(0, 1, 2, bits=4, prob_bits=8),
+}
+EXPORT_VARIANTS: set[str] = set()

@@ -532,10 +532,22 @@ def make_numeric_multidim(lo, hi, epsilon, dims, base="piecewise", report_dims=N
     for d <= 256); 1 pins the rejection draws of the releases before issue 32 (docs/constant_time.md)."""
     return NumericMultiDim(lo, hi, epsilon, dims, base, report_dims, bits, constant_time, prob_bits, uniform_version)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'numeric_multidim': ('Wang et al. 2019, section IV',
         '`lo = 0`, `hi = 100`, `epsilon = 6`, `dims = 5`, `base = "piecewise"`, `bits = 12` (d = dims readings per device, lo / hi a number or a list of dims; the device reports k = max(1, min(d, floor(eps/2.5))) of them, `report_dims` to override, each with `base` (duchi, piecewise or hybrid) at eps/k)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Multi-dimensional numeric readings (d grid indices in, k attributes then k reports out): the CT case
+    # at d = 4, k = 1 (Floyd's one draw uniform_below(4) never rejects, so its counts are constant) through
+    # the constant-time Piecewise; the lazy case at d = 3, k = 2 (uniform_below(3) rejects) through the lazy
+    # Hybrid at bits = 4, prob_bits = 8.
+    'numeric_multidim_ct': lambda: make_numeric_multidim(0, 40, 2, 4, base='piecewise', bits=8, constant_time=True),
+    'numeric_multidim_lazy': lambda: make_numeric_multidim(0, 1, 5, 3, base='hybrid', bits=4, prob_bits=8),
+    # Since issue 32 the CT form draws its attributes with the fixed budget (uniform_version 2): constant
+    # also where the rejection draws reject, d = 7, k = 3 (bounds 5, 6, 7), here through the CT Duchi.
+    'numeric_multidim_ct_d7': lambda: make_numeric_multidim(0, 40, 6, 7, base='duchi', report_dims=3, bits=8, constant_time=True),
+}
+EXPORT_VARIANTS: set[str] = set()

@@ -270,10 +270,17 @@ def make_piecewise(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_
     the request.  ``m.estimate(reports)`` is the unbiased mean."""
     return Piecewise(lo, hi, epsilon, bits, constant_time, prob_bits)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'piecewise': ('Wang et al. 2019',
         '`lo = 0`, `hi = 40`, `epsilon = 2`, `bits = 12`, `constant_time = true` (readings in [lo, hi]; output one of 2^bits + w cells)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Piecewise mechanism on a grid (grid index in, cell index out): the CT case reads exactly
+    # prob_bits + bits = 40 bits; the lazy case (w = 7 at bits = 4: rejection-sampled band cell) varies.
+    'piecewise_ct': lambda: make_piecewise(0, 40, 2, bits=8, constant_time=True),
+    'piecewise_lazy': lambda: make_piecewise(0, 1, 2, bits=4, prob_bits=8),
+}
+EXPORT_VARIANTS: set[str] = set()

@@ -386,10 +386,18 @@ def make_square_wave(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MA
     2^bits)) equal-width bins."""
     return SquareWave(lo, hi, epsilon, bits, constant_time, prob_bits, bins)
 
-# The row of each kind in README's kind table: (paper, example [mechanism] keys as Markdown
-# cells); tools/gen_readme_kinds.py writes the table, with the report bits and C export the
-# code gives, and tests/test_readme.py fails when README is stale.
+# README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
     'square_wave': ('Li et al. 2020 (with EMS)',
         '`lo = 0`, `hi = 40`, `epsilon = 2`, `bits = 12`, `constant_time = true` (readings in [lo, hi]; output one of 2^bits + w cells, w = round(2 b 2^bits); `bins = 16` for the EMS histogram)'),
 }
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # Square Wave mechanism on a grid (grid index in, cell index out; Piecewise's sampler with SW's
+    # window): the CT case reads exactly prob_bits + bits = 40 bits; the lazy case at bits = 4,
+    # prob_bits = 8, epsilon 1.5 (w = 6: rejection-sampled window cell) varies.
+    'square_wave_ct': lambda: make_square_wave(0, 40, 2, bits=8, constant_time=True),
+    'square_wave_lazy': lambda: make_square_wave(0, 1, '3/2', bits=4, prob_bits=8),
+}
+EXPORT_VARIANTS: set[str] = set()
