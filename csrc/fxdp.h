@@ -805,8 +805,8 @@ fxdp_status fxdp_geometric_ct(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const 
 fxdp_status fxdp_geometric_ct_rom(fxdp_rng *r, const fxdp_geometric_cfg *cfg, const int64_t *x, int64_t *out);
 
 /* ---- finite-precision Laplace (Gazeau et al.) ----------------------------
- * fxdp_fixmath.c, fxdp_laplace_fixed.c; Python twins fxdp/finite/fixmath.py,
- * fxdp/finite/laplace.py (the definitions; docs/finite_precision.md). */
+ * fxdp_fixmath.c, fxdp_laplace_fixed.c; Python twins fxdp/fixmath.py,
+ * fxdp/mechanisms/finite/laplace.py (the definitions; docs/finite_precision.md). */
 
 /* ln(m / 2^31) in Q0.32 for m in [2^31, 2^32) (integer-only; returns 0 for m < 2^31). */
 uint32_t fxdp_ln_mantissa_q32(uint32_t m);

@@ -2,8 +2,8 @@
  * fxdp_laplace_fixed.c -- finite-precision Laplace mechanisms after Gazeau,
  * Miller and Palamidessi (2013), and their exact-grid alternatives (layer 4).
  *
- * Python twins: fxdp/finite/laplace.py (reference, the definition) and
- * fxdp/finite/_kernels_finite.py (Numba).  Same bits, same integers:
+ * Python twins: fxdp/mechanisms/finite/laplace.py (reference, the definition) and
+ * fxdp/mechanisms/finite/_kernels_laplace.py (Numba).  Same bits, same integers:
  *
  *   1-D:    j = bits(k); sign = top bit (0: negative); i = low k-1 bits;
  *           w = 2i+1 (negative) or 2^k-1-2i (positive);
@@ -320,7 +320,7 @@ fxdp_status fxdp_planar_laplace_grid(fxdp_rng *r, uint32_t s, uint32_t t, int64_
 }
 
 /* ---- exporter entry points: fxdp_status fn(fxdp_rng *, const CFG *, const int64_t *x, int64_t *out),
- * the exception value written as INT64_MIN (EXCEPTION_RAW of fxdp/finite/laplace.py). */
+ * the exception value written as INT64_MIN (EXCEPTION_RAW of fxdp/mechanisms/finite/laplace.py). */
 
 #define FXDP_LF_EXCEPTION_RAW (-INT64_C(9223372036854775807) - 1)
 

@@ -67,11 +67,8 @@ def cmd_audit(args):
     cfg = load_config(args.config)
     report = audit(cfg.mechanism, d_in=_d_in(args.d_in) or 1)
     if args.plot:
-        if getattr(cfg.mechanism, "finite_precision", False):      # the Gazeau panels, bounds marked
-            from .finite.plot import plot_distributions
-            plot_distributions(cfg.mechanism, args.plot)
-        else:                                                    # the exact output distributions
-            from .plots import plot_output_distribution
+        if not cfg.mechanism.draw_audit(args.plot):              # a family's own audit figure, else
+            from .plots import plot_output_distribution          # the exact output distributions
             plot_output_distribution(cfg.mechanism, path=args.plot)
     if args.json:
         _print_json(report.to_dict())

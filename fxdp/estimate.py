@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from .finite.constants import EXCEPTION_RAW  # noqa: F401  (the exception value in simulate outputs)
-from .finite.laplace import fixed_point_mean  # noqa: F401
-from .finite.worst_case import LAPLACE_CELLS, WORST_CASE_READINGS, laplace_fixed_at, laplace_fixed_worst_mse
+from .mechanisms.finite.constants import EXCEPTION_RAW  # noqa: F401  (the exception value in simulate outputs)
+from .mechanisms.finite.laplace import fixed_point_mean  # noqa: F401
+from .mechanisms.finite.worst_case import LAPLACE_CELLS, WORST_CASE_READINGS, laplace_fixed_at, laplace_fixed_worst_mse
 from .mechanisms.base import check_mechanism
 from .mechanisms.additive.geometric import (MAX_CHANNEL_INPUTS, MAX_GEOMETRIC_SPAN, bounded_geometric_mean,
                                             bounded_geometric_worst_variance, channel_scores,

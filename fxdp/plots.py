@@ -30,14 +30,9 @@ import numpy as np
 
 from .mechanisms.base import check_mechanism
 from .mechanisms.distribution import WINDOW_CELLS, OutputDistribution  # noqa: F401  (public data type)
+from .mechanisms.distribution import pyplot as _plt   # matplotlib, imported on the first call
 
 DENSE = 400                # more outputs than this: lines instead of stems, plus a zoomed panel
-
-
-def _plt():
-    """matplotlib.pyplot on the Agg backend; ImportError with the install hint if missing."""
-    from .finite.plot import _plt as plt_
-    return plt_()
 
 
 def _fmt(v):
@@ -275,7 +270,7 @@ def plot_output_distribution(m, x=None, x_prime=None, path="output_distribution.
     """Draw P(y | x) and P(y | x') of m (exact, or closed form) to path; returns an
     OutputDistribution (data + path).  x, x_prime None: default_pair(m).  path None: data only.
     Many outputs (> DENSE): the whole distribution as lines, and a zoomed panel of stems around
-    the inputs.  Planar mechanisms: the two output grids as heat maps (fxdp.finite.plot), no data."""
+    the inputs.  Planar mechanisms: the two output grids as heat maps (the mechanism's draw_heatmaps), no data."""
     if check_mechanism(m, "plot_output_distribution").two_dimensional_output:
         if path is None:
             raise ValueError("planar mechanisms: only the heat-map figure is available (give a path)")

@@ -96,7 +96,7 @@ def exportable_kinds() -> list[str]:
 
 
 _MECH = "fxdp.mechanisms."
-_FINITE = "fxdp.finite.laplace"
+_FINITE = _MECH + "finite.laplace"
 for _kind, _module, _exportable, _summary in (
     ("randomized_response_bool", _MECH + "oracles.randomized_response", True, "binary randomized response"),
     ("randomized_response", _MECH + "oracles.randomized_response", True, "k-ary randomized response"),

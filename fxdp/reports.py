@@ -1,6 +1,6 @@
 """Shared report types and the generic exact enumeration, below the mechanisms.
 
-Mechanism families (``fxdp.mechanisms``, ``fxdp.finite``) build these objects
+Mechanism families (``fxdp.mechanisms``) build these objects
 through the protocol (``Mechanism.exact_audit``, ``Mechanism.estimate``); the
 upper layers (``fxdp.audit``, ``fxdp.estimate``) re-export them.  They live
 here so that nothing below the upper layers has to import them from above.

@@ -11,9 +11,9 @@ import pytest
 
 import fxdp
 from fxdp.audit import audit
-from fxdp.finite import audit_finite as af
-from fxdp.finite.examples import example_1_1
-from fxdp.finite.laplace import (LaplaceFixed, PlanarLaplaceFixed, make_laplace_fixed, make_laplace_grid,
+from fxdp.mechanisms.finite import audit_finite as af
+from fxdp.mechanisms.finite.examples import example_1_1
+from fxdp.mechanisms.finite.laplace import (LaplaceFixed, PlanarLaplaceFixed, make_laplace_fixed, make_laplace_grid,
                                  make_naive_laplace_fixed, make_planar_laplace_fixed,
                                  make_planar_laplace_grid)
 
@@ -102,8 +102,8 @@ def test_realized_le_tight_le_paper_grid(eps):
     """Over k x format x L: every configuration the constructor accepts satisfies
     realized <= tight <= paper.  Configurations it rejects (k-bit noise cannot reach any
     box, or L <= 2 delta_t) are counted, and most of the grid must be valid."""
-    from fxdp.finite.bounds import grid_constants_1d
-    from fxdp.finite.laplace import parse_qformat
+    from fxdp.finite_bounds import grid_constants_1d
+    from fxdp.mechanisms.finite.laplace import parse_qformat
     audited, rejected = 0, 0
     for k in [12, 16, 20, 24, 32]:
         for q in ["Q9.6", "Q7.8", "Q11.4"]:
@@ -190,8 +190,8 @@ def test_report_json_keys_and_dispatch():
 
 
 def test_plots(tmp_path):
-    from fxdp.finite.examples import plot_example
-    from fxdp.finite.plot import plot_distributions
+    from fxdp.mechanisms.finite.examples import plot_example
+    from fxdp.mechanisms.finite.plot import plot_distributions
     assert plot_example(tmp_path / "fig1.png").exists()
     m = make_laplace_fixed(H, (-8, 8), sensitivity=2, L=H, qformat="Q9.6")
     assert plot_distributions(m, tmp_path / "d.png").exists()

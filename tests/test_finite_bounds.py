@@ -1,10 +1,10 @@
-"""Gazeau et al. bounds as pure math (fxdp.finite.bounds): formulas, conservative rounding, errors."""
+"""Gazeau et al. bounds as pure math (fxdp.finite_bounds): formulas, conservative rounding, errors."""
 import math
 from fractions import Fraction
 
 import pytest
 
-from fxdp.finite import bounds as bd
+from fxdp import finite_bounds as bd
 
 
 def test_R_values_1d_paper_is_tight_plus_one():

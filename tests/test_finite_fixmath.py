@@ -1,4 +1,4 @@
-"""Integer-only ln and CORDIC (fxdp.finite.fixmath): tables, edges, exhaustive error and
+"""Integer-only ln and CORDIC (fxdp.fixmath): tables, edges, exhaustive error and
 monotonicity sweeps against the certified references, Python/Numba parity, no floats.
 
 Heavier sweeps (every one of the 2^31 mantissas) are marked slow."""
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from numba import types
 
-from fxdp.finite import fixmath as fm
-from fxdp.finite import _kernels_finite as kf
+from fxdp import fixmath as fm
+from fxdp.mechanisms.finite import _kernels_laplace as kf
 
 REPO = Path(__file__).resolve().parent.parent
 U32 = (1 << 32) - 1
@@ -118,7 +118,7 @@ def test_neglog_edges_every_k(k):
 
 
 def fm_delta():
-    from fxdp.finite.laplace import DELTA_LAMBDA
+    from fxdp.mechanisms.finite.laplace import DELTA_LAMBDA
     return DELTA_LAMBDA
 
 
@@ -143,7 +143,7 @@ def test_mantissa_edges():
 def test_neglog_exhaustive_up_to_24_bits():
     """Every odd w < 2^k for every k <= 24: error within DELTA_LAMBDA and non-increasing
     (Condition 2 for the inverse-CDF noise)."""
-    from fxdp.finite.laplace import DELTA_LAMBDA
+    from fxdp.mechanisms.finite.laplace import DELTA_LAMBDA
     worst = 0
     for k in range(1, 25):
         mx, mn, bad, arg, per = kf.sweep_neglog(k, 1, 64)
@@ -183,7 +183,7 @@ def test_neglog_exhaustive_32_bits_octave_top():
 
 
 def test_cordic_exhaustive_20_bits_and_quadrant_edges():
-    from fxdp.finite.laplace import DELTA_CORDIC
+    from fxdp.mechanisms.finite.laplace import DELTA_CORDIC
     cmax, emax = kf.sweep_cordic(20, 64)
     margin = 2.0 ** -45
     assert cmax + margin <= float(DELTA_CORDIC)
@@ -199,7 +199,7 @@ def test_cordic_exhaustive_20_bits_and_quadrant_edges():
 
 @pytest.mark.slow
 def test_cordic_exhaustive_24_bits():
-    from fxdp.finite.laplace import DELTA_CORDIC
+    from fxdp.mechanisms.finite.laplace import DELTA_CORDIC
     cmax, emax = kf.sweep_cordic(24, 64)
     assert cmax + 2.0 ** -45 <= float(DELTA_CORDIC)
 
@@ -225,7 +225,7 @@ _DEVICE_FUNCS = ["clz32", "asr", "ln_mantissa_q32", "neglog_q26", "cordic_cos_si
 
 def test_reference_device_functions_use_no_float():
     """Static check: no float literal, no true division, no float()/math calls on the device path."""
-    from fxdp.finite import laplace
+    from fxdp.mechanisms.finite import laplace
     funcs = [getattr(fm, n) for n in _DEVICE_FUNCS]
     funcs += [laplace._rshift_round, laplace.LaplaceFixed.noise_magnitude, laplace.LaplaceFixed.noise_from_bits,
               laplace.LaplaceFixed.post, laplace.LaplaceFixed.release_raw, laplace.PlanarLaplaceFixed.radius,

@@ -10,8 +10,8 @@ import pytest
 import fxdp
 from fxdp.bitsource import ChaCha20Source, ReplaySource
 from fxdp.errors import EntropyError
-from fxdp.finite.audit_finite import _Dist1D, _Dist2D
-from fxdp.finite.laplace import (LaplaceFixed, PlanarLaplaceFixed, make_laplace_fixed, make_laplace_grid,
+from fxdp.mechanisms.finite.audit_finite import _Dist1D, _Dist2D
+from fxdp.mechanisms.finite.laplace import (LaplaceFixed, PlanarLaplaceFixed, make_laplace_fixed, make_laplace_grid,
                                  make_naive_laplace_fixed, make_planar_laplace_fixed,
                                  make_planar_laplace_grid)
 from fxdp.fixed import QFormat

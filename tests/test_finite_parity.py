@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from fxdp.bitsource import ChaCha20Source
-from fxdp.finite import _kernels_finite as kf
-from fxdp.finite import fixmath as fm
-from fxdp.finite.laplace import (make_laplace_fixed, make_laplace_grid, make_naive_laplace_fixed,
+from fxdp.mechanisms.finite import _kernels_laplace as kf
+from fxdp import fixmath as fm
+from fxdp.mechanisms.finite.laplace import (make_laplace_fixed, make_laplace_grid, make_naive_laplace_fixed,
                                  make_planar_laplace_fixed, make_planar_laplace_grid)
 from fxdp.samplers import _kernels as K
 

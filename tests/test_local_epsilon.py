@@ -156,7 +156,7 @@ def test_unbounded_inputs_have_no_local_epsilon_and_accounting_refuses_them(m):
 
 
 def _finite_pmf_1d(m):
-    from fxdp.finite.audit_finite import _Dist1D
+    from fxdp.mechanisms.finite.audit_finite import _Dist1D
     dist = _Dist1D(m)
     return lambda x: {y: Fraction(c, dist.total) for y, c in dist.pmf(x).items()}
 
@@ -183,7 +183,7 @@ def test_laplace_fixed_issue_config_local_is_the_map_at_16():
 
 
 def test_planar_laplace_fixed_audit_all_is_the_brute_force():
-    from fxdp.finite.audit_finite import _Dist2D
+    from fxdp.mechanisms.finite.audit_finite import _Dist2D
     m = fxdp.make_planar_laplace_fixed(1, bounds=(-1, 1), qformat="Q13.2", L=1, radius_bits=10,
                                        angle_bits=8)
     dist = _Dist2D(m)

@@ -4,7 +4,7 @@ A mechanism (a *measurement* in OpenDP's sense) has an input domain and
 metric, an output domain and measure, a function and a privacy map that
 rounds upward.  Every mechanism family (one module, or one small folder:
 ``randomized_response``, ``rappor``, ``rappor_full``, ``geometric``,
-``fxdp.finite``) implements the protocol below, and the upper layers
+``finite``) implements the protocol below, and the upper layers
 (``fxdp.audit``, ``fxdp.estimate``, ``fxdp.fleet``, ``fxdp.plots``,
 ``fxdp.export``, the CLI and the demo) reach a mechanism only through it: they
 never test its class.  ``fxdp.registry`` names the kinds.
@@ -471,6 +471,11 @@ class Mechanism:
         from .distribution import from_pmfs
         p, q = self.output_pmf(x), self.output_pmf(x_prime)
         return from_pmfs(self, x, x_prime, p, q)
+
+    def draw_audit(self, path, dpi=130):
+        """``fxdp audit --plot``: a family with an audit figure of its own draws it to path and
+        returns True; the default returns False and the generic output distributions are drawn."""
+        return False
 
 
 class CConfig:

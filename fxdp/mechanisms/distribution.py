@@ -152,3 +152,15 @@ def from_pmfs(m, x, x_prime, p, q, note="", d_in=None):
     d_in = int(x != x_prime) if d_in is None else d_in
     return exact_dist(repr(m), x, x_prime, labels, num, nump, den, list(range(len(outs))), False,
                       d_in=d_in, epsilon_claimed=m.privacy_map(d_in), note=note)
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend; ImportError with the install hint if missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:    # pragma: no cover - depends on the environment
+        raise ImportError("plotting needs matplotlib: pip install 'fxdp[plot]' (or pip install matplotlib)") \
+            from exc
+    return plt

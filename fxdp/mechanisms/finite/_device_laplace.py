@@ -9,7 +9,7 @@ same integers ``m.simulate`` returns.  The naive mechanism (Example 1.1) and
 """
 from __future__ import annotations
 
-from ..mechanisms._device import SRC_RNG, _init, i64, u32
+from .._device import SRC_RNG, _init, i64, u32
 from .constants import EXCEPTION_RAW
 
 SRC_FINITE = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_laplace.c", "fxdp_fixed.c",

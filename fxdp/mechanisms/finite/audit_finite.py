@@ -1,4 +1,4 @@
-"""Exact audit of the finite-precision Laplace family (fxdp.finite), reached through
+"""Exact audit of the finite-precision Laplace family (fxdp.mechanisms.finite), reached through
 ``m.exact_audit()`` and ``fxdp.audit(m)``.
 
 (Over 700 lines, one module: the 1-D and planar exact distributions, their measured constants and the bound
@@ -52,8 +52,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..reports import AuditReport, window_extrema, worst_ratio_index
-from ..conservative import float_up, log_up
+from ...reports import AuditReport, window_extrema, worst_ratio_index
+from ...conservative import float_up, log_up
 from .constants import DELTA_CORDIC
 
 EXHAUSTIVE_MAX_K = 24          # delta_n and Condition 2 measured over every uniform up to this many bits
@@ -169,7 +169,7 @@ def measure_constants_1d(m, exhaustive=None):
     Returns (constants dict, conditions dict, seconds).  delta_n is measured over every uniform
     cell meeting U_r (k <= EXHAUSTIVE_MAX_K) against the integer high-precision reference, with
     its error margin added; Condition 2 (mag non-increasing in w) is checked over every w."""
-    from . import _kernels_finite as kf
+    from . import _kernels_laplace as kf
     t0 = time.perf_counter()
     c = m.closeness_constants()
     res = m.qformat.resolution
@@ -200,7 +200,7 @@ def measure_constants_1d(m, exhaustive=None):
 
 def noise_histogram_1d(m, W):
     """(counts over noise values -W..W as an int64 array of length 2W+1, count below -W, count above W)."""
-    from . import _kernels_finite as kf
+    from . import _kernels_laplace as kf
     P = kf.params_1d(m)
     ge = kf.mag_count_ge(P, np.int64(W))          # ge[v] = #{w : mag(w) >= v}, v = 0..W+1
     H = ge[:-1] - ge[1:]                            # H[v] = #{w : mag(w) = v}, v = 0..W
@@ -340,7 +340,7 @@ def audit_laplace_1d(m, pairs=None):
 
 
 def _audit_all_1d(m, dist, res):
-    from . import _kernels_finite as kf
+    from . import _kernels_laplace as kf
     total = dist.total
     R, dr = dist.R, m.delta_raw
     cands = []
@@ -435,7 +435,7 @@ def _audit_pairs_1d(m, dist, pairs, res):
 # ==========================================================================
 
 def measure_constants_planar(m, exhaustive=None):
-    from . import _kernels_finite as kf
+    from . import _kernels_laplace as kf
     t0 = time.perf_counter()
     c = m.closeness_constants()
     res = m.qformat.resolution
@@ -466,7 +466,7 @@ def measure_constants_planar(m, exhaustive=None):
 
 class _Dist2D:
     def __init__(self, m, rhist=None, noise=None, total=None):
-        from . import _kernels_finite as kf
+        from . import _kernels_laplace as kf
         self.m = m
         self.R = m.hi - m.lo
         self.W = W = self.R + m.step
@@ -522,7 +522,7 @@ def _disk_offsets(d2, dr):
 
 def _disk_min(p, widths, dr):
     """q[i, j] = min of p over the disk around (i, j) (excluding the centre), with its argmin."""
-    from . import _kernels_finite as kf
+    from . import _kernels_laplace as kf
     n0, n1 = p.shape
     q = np.full(p.shape, _I64MAX, dtype=np.int64)
     qa = np.full(p.shape + (2,), -1, dtype=np.int64)
@@ -548,7 +548,7 @@ def _disk_min(p, widths, dr):
 
 def _row_min_incl(row, w):
     """Sliding min over [j - w, j + w] (centre included) via two passes of window_min plus the centre."""
-    from . import _kernels_finite as kf
+    from . import _kernels_laplace as kf
     mn, ag = kf.window_min(row, 0, row.shape[0] - 1, w)
     take = row < mn
     idx = np.arange(row.shape[0])
@@ -669,8 +669,8 @@ def _witness_planar(m, s, sp, res, total, pc, qc):
 
 
 def _mc_dist_planar(m, samples, seed):
-    from ..samplers import _kernels as K
-    from . import _kernels_finite as kf
+    from ...samplers import _kernels as K
+    from . import _kernels_laplace as kf
     st = K.seed_state(K.new_state(), seed, 0xA0D17, 0)
     P = kf.params_planar(m)
     W = (m.hi - m.lo) + m.step
@@ -683,7 +683,7 @@ def _mc_dist_planar(m, samples, seed):
         out = np.zeros((n, 2), dtype=np.int64)
         status, cnt = kf.fill_planar_noise(st, P, out)
         if status != 0:
-            from ..errors import raise_for_status
+            from ...errors import raise_for_status
             raise_for_status(int(status), "planar Monte Carlo")
         inside = (np.abs(out[:, 0]) <= W) & (np.abs(out[:, 1]) <= W)
         outside += int((~inside).sum())
@@ -746,7 +746,7 @@ def _all_report(m, ratio, witness, method, constants, cond, timings, extra, boun
 
 def audit_laplace_1d_all(m):
     """Exact realized local epsilon of a 1-D LaplaceFixed (every pair of inputs in [m, M])."""
-    from . import bounds as bd
+    from ... import finite_bounds as bd
     constants, cond, timings, dist = _setup_1d(m)
     t0 = time.perf_counter()
     res, R, total = m.qformat.resolution, dist.R, dist.total
@@ -786,7 +786,7 @@ def audit_laplace_1d_all(m):
 def audit_planar_all(m, monte_carlo=None, samples=2_000_000, seed=0):
     """Exact realized local epsilon of a PlanarLaplaceFixed (every pair of inputs in the box);
     beyond PLANAR_EXACT_MAX_KR radius bits a labelled Monte Carlo estimate (not a certificate)."""
-    from . import bounds as bd
+    from ... import finite_bounds as bd
     constants, cond, extra, timings, dist, monte_carlo = _planar_setup(m, monte_carlo, samples, seed)
     if monte_carlo:
         method = (f"Monte Carlo ESTIMATE from {samples} draws of the Numba sampler (not a certificate; "
@@ -863,7 +863,7 @@ def audit_grid_all(m):
 
 
 def audit_finite_all(m, **kwargs):
-    """The local (every pair of inputs) exact audit of any mechanism of fxdp.finite."""
+    """The local (every pair of inputs) exact audit of any mechanism of fxdp.mechanisms.finite."""
     if m.exact_grid:
         return audit_grid_all(m)
     if m.planar:
@@ -872,9 +872,9 @@ def audit_finite_all(m, **kwargs):
 
 
 def audit_finite(m, pairs=None, **kwargs):
-    """Exact audit report for any mechanism of fxdp.finite (see the module docstring)."""
+    """Exact audit report for any mechanism of fxdp.mechanisms.finite (see the module docstring)."""
     if not getattr(m, "finite_precision", False):
-        raise TypeError(f"audit_finite: not a finite-precision mechanism (fxdp.finite): {m!r}")
+        raise TypeError(f"audit_finite: not a finite-precision mechanism (fxdp.mechanisms.finite): {m!r}")
     if m.exact_grid:
         return audit_grid(m)
     if m.planar:

@@ -19,7 +19,7 @@ def laplace_fixed_at(lo, hi, epsilon):
     """The fixed-point Laplace on [lo, hi] (sensitivity hi - lo) whose privacy map at d_in = 1 is at
     most epsilon: the requested epsilon lowered by the map's excess (a few fixed-point steps, on a
     2^-16 grid, rounded down).  Returns (mechanism, its config)."""
-    from ..registry import constructor  # not `from .laplace import`: laplace's methods import this module
+    from ...registry import constructor  # not `from .laplace import`: laplace's methods import this module
     make_laplace_fixed = constructor("laplace_fixed")
     eps = Fraction(epsilon)
     req = eps

@@ -4,8 +4,8 @@
 that the audit runs are kept in one module so that the sweeps visibly run the very integer helpers
 the releases run; a split by form is possible and left for when a form is added.)
 
-Bit-identical to the references in ``fxdp/finite/fixmath.py`` and
-``fxdp/finite/laplace.py`` (and to csrc/fxdp_fixmath.c, csrc/fxdp_laplace_fixed.c):
+Bit-identical to the references in ``fxdp/fixmath.py`` and
+``fxdp/mechanisms/finite/laplace.py`` (and to csrc/fxdp_fixmath.c, csrc/fxdp_laplace_fixed.c):
 same bits, same integer operations.  State arrays, status codes and the
 fleet pattern are those of ``fxdp/samplers/_kernels.py``.  No floating point
 on any sampling path; the *sweep* kernels (error measurement, never used to
@@ -24,10 +24,10 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from ..samplers import _kernels as K
-from ..samplers._kernels import (FLEET_CHUNK, LANES, OK, STATE_WORDS, STATUS, seed_device, bits as _bits_pub,
+from ...samplers import _kernels as K
+from ...samplers._kernels import (FLEET_CHUNK, LANES, OK, STATE_WORDS, STATUS, seed_device, bits as _bits_pub,
                                  discrete_laplace_censored as _dlap_censored)
-from . import fixmath as fm
+from ... import fixmath as fm
 
 _jit = numba.njit(cache=True, nogil=True)
 _pjit = numba.njit(cache=True, nogil=True, parallel=True)
@@ -851,7 +851,7 @@ def _key_and_ids(seed, device_ids, n):
 def _check_status(status):
     bad = status != 0
     if bad.any():
-        from ..errors import raise_for_status
+        from ...errors import raise_for_status
         raise_for_status(int(status[np.argmax(bad)]), "fleet simulation")
 
 
@@ -930,6 +930,6 @@ def fill(m, state, values):
         else:
             st, n = fill_laplace(state, params_1d(m), xs, out)
     if st != 0:
-        from ..errors import raise_for_status
+        from ...errors import raise_for_status
         raise_for_status(int(st), m.kind)
     return out

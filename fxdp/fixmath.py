@@ -2,7 +2,7 @@
 
 Everything that runs on a sampling path here is integer arithmetic on
 Python ints that mirrors the C code (``csrc/fxdp_fixmath.c``) and the Numba
-kernels (``fxdp/finite/_kernels_finite.py``) operation for operation, with
+kernels (``fxdp/mechanisms/finite/_kernels_laplace.py``) operation for operation, with
 the same word widths: no ``float``, no ``math.log``, no libm.  The tables
 are generated at import from exact rational arithmetic (``Fraction``) with
 certified error bounds; the C file holds the same tables as literals and a
@@ -172,7 +172,7 @@ def atan_bounds(x, prec=100):
 
 def exp_bounds(q, prec=80):
     """(lo, hi) around exp(q) for a rational q (delegates to fxdp.conservative.exp_interval)."""
-    from ..conservative import exp_interval
+    from .conservative import exp_interval
     return exp_interval(Fraction(q), prec)
 
 

@@ -1,12 +1,12 @@
 """Plots of exact output distributions (the paper's Figure 1).  matplotlib is optional
 (``pip install fxdp[plot]``) and imported only when a plot is drawn.
 
-* ``fxdp.finite.examples.plot_example(path)``: Example 1.1 -- the naive scaled fixed-point Laplace (b = 4, d = 6
+* ``fxdp.mechanisms.finite.examples.plot_example(path)``: Example 1.1 -- the naive scaled fixed-point Laplace (b = 4, d = 6
   fractional bits) for the true answers r1 = 0 (black) and r2 = 1 + 2^-5 (green): the two
   supports never meet (every output of r2 ends in binary ...10, every output of r1 in ...00);
   beside it the snapped and truncated mechanism (L = 1/2, [m, M] = [-8, 8]) on the same inputs.
 * ``plot_distributions(m, path, x=None, x_prime=None)``: the exact output distributions of any
-  1-D mechanism of fxdp.finite for two neighbouring inputs (default: the audit's witness pair,
+  1-D mechanism of fxdp.mechanisms.finite for two neighbouring inputs (default: the audit's witness pair,
   or 0 and the sensitivity), and for planar mechanisms the two exact output grids as heat maps.
   ``fxdp audit CONFIG --plot FILE`` calls this.
 """
@@ -17,16 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-
-def _plt():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:    # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'fxdp[plot]' (or pip install matplotlib)") \
-            from exc
-    return plt
+from ..distribution import pyplot as _plt
 
 
 GRID_CELLS = 241          # exact-grid plots: at most this many cells drawn per axis (evenly spaced)
@@ -149,7 +140,7 @@ def plot_distributions(m, path, x=None, x_prime=None, dpi=130):
     exact grid (laplace_grid, planar_laplace_grid) is drawn in closed form within about 12 noise
     scales of the inputs, on at most GRID_CELLS cells per axis."""
     if not getattr(m, "finite_precision", False):
-        raise TypeError(f"plot_distributions: not a finite-precision mechanism (fxdp.finite): {m!r}")
+        raise TypeError(f"plot_distributions: not a finite-precision mechanism (fxdp.mechanisms.finite): {m!r}")
     plt = _plt()
     if m.planar:
         return _plot_planar(m, path, x, x_prime, plt, dpi)

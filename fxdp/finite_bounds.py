@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..conservative import exp_interval, float_up, log_up
+from .conservative import exp_interval, float_up, log_up
 from .fixmath import pi_bounds
 
 __all__ = [

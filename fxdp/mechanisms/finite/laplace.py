@@ -8,7 +8,7 @@ line; the family's kernels, device specs, audit and plots are its sibling module
 Every value the device handles is a raw integer of a signed ``QFormat``
 (value = raw / 2^F).  The reference releases below use Python ints only (no
 float anywhere on a sampling path); the Numba kernels
-(``fxdp/finite/_kernels_finite.py``) and the C library
+(``fxdp/mechanisms/finite/_kernels_laplace.py``) and the C library
 (``csrc/fxdp_laplace_fixed.c``) compute the same integers from the same bits.
 
 1-D fixed-point Laplace (``make_laplace_fixed``)
@@ -76,17 +76,17 @@ import math
 import re
 from fractions import Fraction
 
-from ..bitsource import BitSource, default_source
-from ..conservative import float_up
-from ..fixed import QFormat
-from ..mechanisms.base import Mechanism, answers, expect_kind
-from ..mechanisms.additive.geometric import realize_scale
-from ..samplers import reference as ref
-from ..validate import check_int, check_rational, given
-from . import bounds as bd
+from ...bitsource import BitSource, default_source
+from ...conservative import float_up
+from ...fixed import QFormat
+from ..base import Mechanism, answers, expect_kind
+from ..additive.geometric import realize_scale
+from ...samplers import reference as ref
+from ...validate import check_int, check_rational, given
+from ... import finite_bounds as bd
 from .constants import (_TRUNC, DELTA_CORDIC, DELTA_LAMBDA, EXCEPTION_RAW, METHOD_DIRECT, METHOD_SCALED,
                         RAW_LIMIT, TRUNC_CLAMP, TRUNC_EXCEPTION)
-from .fixmath import cordic_cos_sin_q30, neglog_q26
+from ...fixmath import cordic_cos_sin_q30, neglog_q26
 
 __all__ = ["make_laplace_fixed", "make_naive_laplace_fixed", "make_planar_laplace_fixed",
            "make_laplace_grid", "make_planar_laplace_grid", "EXCEPTION_RAW", "parse_qformat",
@@ -237,7 +237,7 @@ class _FixedBase(Mechanism):
     two_dimensional_output = False
 
     def exact_audit(self, d_in=1):
-        """The exact finite-precision audit with the Gazeau et al. bounds (fxdp.finite.audit_finite)."""
+        """The exact finite-precision audit with the Gazeau et al. bounds (fxdp.mechanisms.finite.audit_finite)."""
         if d_in != 1:
             return super().exact_audit(d_in)
         from .audit_finite import audit_finite
@@ -257,7 +257,7 @@ class _FixedBase(Mechanism):
 
     def local_audit(self):
         """Exact realized epsilon over every pair of inputs in the box, with the Gazeau et al.
-        bounds at d_in = local_d_in (fxdp.finite.audit_finite.audit_finite_all)."""
+        bounds at d_in = local_d_in (fxdp.mechanisms.finite.audit_finite.audit_finite_all)."""
         from .audit_finite import audit_finite_all
         return audit_finite_all(self)
 
@@ -269,7 +269,7 @@ class _FixedBase(Mechanism):
         """fixed_point_mean on the distinct raw releases `rows` seen counts[i] times (weighted
         sums, O(distinct) memory; equal to the in-memory estimate up to float rounding)."""
         import numpy as np
-        from ..reports import Estimate
+        from ...reports import Estimate
         raw = np.asarray(rows, dtype=np.int64).reshape(len(counts), -1)
         c = np.asarray(counts, dtype=np.int64)
         keep = (raw != EXCEPTION_RAW).all(axis=1)
@@ -295,7 +295,7 @@ class _FixedBase(Mechanism):
 
     def input_range(self):
         """The raw box [m, M] (fixed-point integers): a release clamps a raw input into it."""
-        from ..mechanisms.base import InputRange
+        from ..base import InputRange
         b = self._args.get("bounds")
         where = (f"bounds = [{b[0]}, {b[1]}]" if b is not None else f"the {self.qformat.name} range")
         return InputRange(self.lo, self.hi, f"{where}: raw {self.qformat.name} integers")
@@ -330,10 +330,16 @@ class _FixedBase(Mechanism):
 
     def output_distribution(self, x, x_prime):
         raise ValueError("planar mechanisms have 2-D outputs: plot_output_distribution draws them as heat maps "
-                         "(fxdp.finite.plot.plot_distributions); there is no 1-D distribution or loss profile")
+                         "(fxdp.mechanisms.finite.plot.plot_distributions); there is no 1-D distribution or loss profile")
+
+    def draw_audit(self, path, dpi=130):
+        """The Gazeau panels with their bounds marked (fxdp audit --plot)."""
+        from .plot import plot_distributions
+        plot_distributions(self, path, dpi=dpi)
+        return True
 
     def draw_heatmaps(self, path, x=None, x_prime=None, dpi=130):
-        """2-D outputs: the two output grids as heat maps (fxdp.finite.plot), saved to path."""
+        """2-D outputs: the two output grids as heat maps (fxdp.mechanisms.finite.plot), saved to path."""
         from .plot import plot_distributions
         return plot_distributions(self, path, x, x_prime, dpi=dpi)
 
@@ -523,7 +529,7 @@ class LaplaceFixed(_FixedBase):
     def simulate(self, values, seed, device_ids=None, stream=0):
         """Numba fleet: device i releases raw values[i] from the keyed stream (seed, device_ids[i], stream).
         Returns an int64 array of raw outputs (EXCEPTION_RAW for the exception value)."""
-        from . import _kernels_finite as kf
+        from . import _kernels_laplace as kf
         return kf.simulate_laplace(self, self._strict_raw(values), seed, device_ids, stream)
 
     def default_raw_pair(self):
@@ -543,7 +549,7 @@ class LaplaceFixed(_FixedBase):
     def output_distribution(self, x, x_prime):
         """Exact (Fractions over the 2^k uniforms): every grid output and the exception."""
         import numpy as np
-        from ..mechanisms.distribution import WINDOW_CELLS, exact_dist
+        from ..distribution import WINDOW_CELLS, exact_dist
         from .audit_finite import _Dist1D, dist_cache
         res = self.qformat.resolution
         xr, xpr = self.check_input(x), self.check_input(x_prime)
@@ -574,14 +580,14 @@ class LaplaceFixed(_FixedBase):
                 self.cap, self.trunc_code)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py); the naive
+        """The C device form for the firmware exporter (fxdp/mechanisms/finite/_device_finite.py); the naive
         mechanism has none (ValueError)."""
-        from ._device_finite import laplace_fixed_spec
+        from ._device_laplace import laplace_fixed_spec
         return laplace_fixed_spec(self)
 
     def worst_case_mse(self, n):
         """(mse, variance) of ``fixed_point_mean`` over n equal readings at the worst reading
-        (``fxdp.finite.worst_case.laplace_fixed_worst_mse``: biased toward the middle)."""
+        (``fxdp.mechanisms.finite.worst_case.laplace_fixed_worst_mse``: biased toward the middle)."""
         from .worst_case import laplace_fixed_worst_mse
         mse, var, _ = laplace_fixed_worst_mse(self, n)
         return mse, var
@@ -797,15 +803,15 @@ class PlanarLaplaceFixed(_FixedBase):
 
     def simulate(self, values, seed, device_ids=None, stream=0):
         """Numba fleet over raw (x, y) rows; returns (n, 2) int64 (EXCEPTION_RAW rows for the exception)."""
-        from . import _kernels_finite as kf
+        from . import _kernels_laplace as kf
         return kf.simulate_planar(self, self._strict_raw(values), seed, device_ids, stream)
 
     def kernel_params(self):
         return (self.ka, self.kr, self.B, self.shift, self.lo, self.hi, self.step, self.cap)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
-        from ._device_finite import planar_laplace_fixed_spec
+        """The C device form for the firmware exporter (fxdp/mechanisms/finite/_device_finite.py)."""
+        from ._device_laplace import planar_laplace_fixed_spec
         return planar_laplace_fixed_spec(self)
 
 
@@ -869,7 +875,7 @@ class LaplaceGrid(_FixedBase):
         """Closed form (the exact discrete Laplace is irrational)."""
         if self.planar:
             return super().output_distribution(x, x_prime)
-        from ..mechanisms.distribution import closed_form
+        from ..distribution import closed_form
         res = self.qformat.resolution
         xr, xpr = self.check_input(x), self.check_input(x_prime)
         xg, xpg = (xr + self.half) // self.step, (xpr + self.half) // self.step
@@ -913,12 +919,12 @@ class LaplaceGrid(_FixedBase):
         return self.decode(self.release_raw(src, self.check_input(x)))
 
     def simulate(self, values, seed, device_ids=None, stream=0):
-        from . import _kernels_finite as kf
+        from . import _kernels_laplace as kf
         return kf.simulate_laplace_grid(self, self._strict_raw(values), seed, device_ids, stream)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
-        from ._device_finite import laplace_grid_spec
+        """The C device form for the firmware exporter (fxdp/mechanisms/finite/_device_finite.py)."""
+        from ._device_laplace import laplace_grid_spec
         return laplace_grid_spec(self)
 
 
@@ -967,12 +973,12 @@ class PlanarLaplaceGrid(LaplaceGrid):
         return self.decode(a), self.decode(b)
 
     def simulate(self, values, seed, device_ids=None, stream=0):
-        from . import _kernels_finite as kf
+        from . import _kernels_laplace as kf
         return kf.simulate_planar_grid(self, self._strict_raw(values), seed, device_ids, stream)
 
     def device_spec(self):
-        """The C device form for the firmware exporter (fxdp/finite/_device_finite.py)."""
-        from ._device_finite import laplace_grid_spec
+        """The C device form for the firmware exporter (fxdp/mechanisms/finite/_device_finite.py)."""
+        from ._device_laplace import laplace_grid_spec
         return laplace_grid_spec(self, planar=True)
 
 
@@ -998,7 +1004,7 @@ def fixed_point_mean(raw_outputs, mechanism):
     The standard error is the sample standard deviation over sqrt(n).
     """
     import numpy as np
-    from ..reports import Estimate
+    from ...reports import Estimate
     expect_kind(mechanism, FINITE_KINDS, "fixed_point_mean")
     raw = np.asarray(raw_outputs, dtype=np.int64)
     keep = raw != EXCEPTION_RAW
@@ -1026,7 +1032,7 @@ README_ROWS = {
 
 # The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
 EXPORT_CASES = {
-    # Finite-precision Laplace (fxdp/finite/laplace.py): raw int64 in and out, INT64_MIN = exception.
+    # Finite-precision Laplace (fxdp/mechanisms/finite/laplace.py): raw int64 in and out, INT64_MIN = exception.
     'laplace_fixed': lambda: make_laplace_fixed(1, (-8, 8), L=Fraction(1, 16), qformat='Q15.16'),
     'laplace_fixed_clamp': lambda: make_laplace_fixed(Fraction(1, 2), (-8, 8), sensitivity=2, L=Fraction(1, 2), qformat='Q9.6', uniform_bits=20, truncation='clamp'),
     # (a small box: the planar audit of the export header tabulates (M - m + L)^2 raw points)
