@@ -99,6 +99,24 @@ def test_kind_table_is_generated_from_the_family_modules(monkeypatch):
         gen.render(README)
 
 
+def test_api_constructor_list_is_generated_from_the_registry(monkeypatch):
+    """docs/api.md lists make_<kind> of every registered kind, under its group folder's title, as
+    tools/gen_readme_kinds.py writes it; can fail: a kind registered by a new family module of
+    fxdp.mechanisms makes the page stale, and a plug-in outside fxdp.mechanisms does not."""
+    gen = _gen_readme_kinds()
+    api = (ROOT / "docs" / "api.md").read_text()
+    assert gen.render_api(api) == api, "run python3 tools/gen_readme_kinds.py"
+    assert "::: fxdp.mechanisms.oracles.rappor.make_rappor\n" in api
+    from fxdp import registry
+    monkeypatch.setattr(registry, "registered", lambda: ["rappor", "new_kind", "plug_in"])
+    modules = {"rappor": "fxdp.mechanisms.oracles.rappor", "new_kind": "fxdp.mechanisms.sketches.new_kind",
+               "plug_in": "elsewhere.plug_in"}
+    monkeypatch.setattr(registry, "get", lambda k: type("E", (), {"module": modules[k]}))
+    fresh = gen.render_api(api)
+    assert fresh != api and "### sketches\n\n::: fxdp.mechanisms.sketches.new_kind.make_new_kind\n" in fresh
+    assert "plug_in" not in fresh
+
+
 def test_toml_example_loads(tmp_path):
     (block,) = re.findall(r"```toml\n(.*?)```", README, re.S)
     p = tmp_path / "c.toml"
