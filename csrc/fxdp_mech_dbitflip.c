@@ -14,7 +14,7 @@
  * them.  Outputs are all or nothing (buffers in the workspace, wiped).  The _w forms take the
  * workspace (fxdp_dbitflip_work: the scratch rng, the secret, the buckets) from the caller.
  */
-#include "fxdp_internal.h"
+#include "fxdp_memoized.h"
 
 static int cfg_bad(const fxdp_dbitflip_cfg *cfg)
 {

@@ -20,7 +20,7 @@
  * ChaCha20 and the provisioning are constant time, so time and bit use do not depend on x, the
  * secret or the draws.  L-OUE's report is drawn in place in out, zeroed on an entropy failure.
  */
-#include "fxdp_internal.h"
+#include "fxdp_memoized.h"
 
 fxdp_status fxdp_longitudinal_provision(fxdp_rng *r, fxdp_longitudinal_device *dev)
 {

@@ -3,6 +3,7 @@ each single-release entry point's prototype), through one table, csrc/host/fxdp_
 (an X-macro list, itself generated): the host fleet entry points are defined by the preprocessor in fxdp_host_mech.c and
 declared in fxdp_host.h's generated block, and the Eva (and fuzz) drivers of the single-release
 entry points are tools/eva/drivers/generated.c; both must be current (tools/gen_c_glue.py)."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,28 @@ def test_every_table_entry_point_has_its_eva_drivers():
         assert {name, name + "_ct"} <= hand | generated, name
         assert r["x_max"] and r["out_max"], r
     assert len(generated) >= 2 * 8, sorted(generated)
+
+
+def _family_code_in_internal_h(text, stems, samplers=""):
+    """Names declared in a shared header that belong to one family (fxdp_i_<stem>_..., the memoized
+    group's FXDP_I_MEMO_... and fxdp_i_memo_...), comments removed; a name the sampler files
+    (samplers: their text) define is a sampler's, whatever its stem (fxdp_i_geometric_cks)."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    defined = re.findall(r"\b(fxdp_i_\w+)\s*\(", text) + re.findall(r"#define\s+(FXDP_I_\w+)", text)
+    sampler_names = set(re.findall(r"\b(fxdp_i_\w+)\s*\(", samplers))
+    return sorted({n for n in defined if n not in sampler_names and (n.lower().startswith("fxdp_i_memo") or
+                   any(n.startswith(f"fxdp_i_{s}_") or n == f"fxdp_i_{s}" for s in stems))})
+
+
+def test_fxdp_internal_h_holds_no_mechanism_code():
+    """The shared private header keeps the bit readers, the refill and the generic branch-free
+    helpers; a family's draws live in its own fxdp_mech_<stem>.h, the memoized group's in
+    fxdp_memoized.h.  Can fail: a family's draw or the memoized macro put back is found."""
+    csrc = ROOT / "csrc"
+    stems = [p.stem[len("fxdp_mech_"):] for p in csrc.glob("fxdp_mech_*.c")]
+    assert "hybrid" in stems and "longitudinal" in stems
+    samplers = "".join(p.read_text() for p in csrc.glob("fxdp_*.c") if not p.name.startswith("fxdp_mech_"))
+    assert _family_code_in_internal_h((csrc / "fxdp_internal.h").read_text(), stems, samplers) == []
+    planted = ("static inline fxdp_status fxdp_i_hybrid_run(fxdp_rng *r) { return 0; }\n"
+               "#define FXDP_I_MEMO_ENTRY_POINTS(NAME) x\n")
+    assert _family_code_in_internal_h(planted, stems, samplers) == ["FXDP_I_MEMO_ENTRY_POINTS", "fxdp_i_hybrid_run"]

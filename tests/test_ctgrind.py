@@ -74,12 +74,28 @@ def test_lazy_forms_are_flagged(results):
 
 def test_allowed_and_known_reports_have_reasons():
     doc = json.loads((CTG / "allowed.json").read_text())
-    for a in doc["allowed"]:
+    for a in doc["allowed"] + [{"why": w} for w in doc["categories"].values()]:
         assert len(a["why"]) > 40, a
     for entry, lst in doc["known"].items():
         assert entry.startswith("mechanism:") and lst
         for a in lst:
             assert a["why"].startswith("Real finding"), a
+
+
+def test_a_marked_source_line_is_allowed_by_its_category_only():
+    """A family states a validity check beside its code (``/* ct-allowed: validity */`` on the line);
+    can fail: an unknown category, or no mark, is not allowed, and the judge then fails a _ct entry."""
+    rc = _runner()
+    allowed, known = rc.load_allowed()
+    marked = "fxdp_mech_x.c: x_check: if (*x > 1u) {   /* ct-allowed: validity */"
+    assert marked in allowed and allowed[marked] == json.loads((CTG / "allowed.json").read_text())["categories"]["validity"]
+    for key in ("fxdp_mech_x.c: x_check: if (*x > 1u) {   /* ct-allowed: because */",
+                "fxdp_mech_x.c: x_check: if (*x > 1u) {"):
+        assert key not in allowed
+        res = rc.judge({"entry": "mechanism:x_ct", "constant_time": True, "reports": [{"key": key}]}, allowed, known)
+        assert not res["ok"] and res["unexplained"] == [key]
+    ok = rc.judge({"entry": "mechanism:x_ct", "constant_time": True, "reports": [{"key": marked}]}, allowed, known)
+    assert ok["ok"]
 
 
 def test_parser_reads_branches_and_addresses():

@@ -33,7 +33,7 @@ from .wire_c import config_c_code, config_h_lines
 from .templates import template
 from .formats import FORMATS, WRITERS, ExportContext, resolve as _resolve_formats
 from .spec import (CTYPES, HEADERS, MANIFEST, DeviceSpec, _c_literal, device_spec, exportable_kinds,
-                   find_csrc, library_sources)
+                   find_csrc, library_sources, private_headers)
 
 # The min-entropy per byte (bits) the health tests assume when the config and the CLI state none.
 # 2 bits per byte is SP 800-90B Table 2's middle row: a stuck source is caught within 11 bytes and a
@@ -353,9 +353,8 @@ def _plan(m, target, out_dir: Path, formats=None, min_entropy=None) -> dict:
         files[f"src/{h}"] = (csrc / h).read_bytes()
     for s in spec.sources:
         files[f"src/{s.name}"] = s.read_bytes()
-        hdr = s.with_suffix(".h")
-        if hdr.is_file():
-            files[f"src/{hdr.name}"] = hdr.read_bytes()
+    for hdr in private_headers(spec.sources):
+        files[f"src/{hdr.name}"] = hdr.read_bytes()
     files["src/fxdp_config.h"] = render_config_h(m, spec, target, health).encode()
     files["src/fxdp_config.c"] = render_config_c(m, spec, target).encode()
     lib_srcs = [f"src/{s.name}" for s in spec.sources] + ["src/fxdp_config.c"]

@@ -175,9 +175,27 @@ def _check_workspace(fn, cfg_type, work_type, params, csrc, sources):
 _PROTO = r"fxdp_status\s+{fn}\s*\(([^;{{}}]*?)\)\s*;"
 
 
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def private_headers(sources) -> list[Path]:
+    """The headers the sources include with ``#include "..."``, found beside the including file, and
+    theirs in turn (fxdp_mech_hybrid.h, fxdp_memoized.h, a plug-in's own prototype), in first-seen
+    order; HEADERS, which every export ships, are not repeated."""
+    out, todo = [], list(sources)
+    while todo:
+        src = todo.pop(0)
+        for name in _INCLUDE.findall(src.read_text()):
+            h = src.parent / name
+            if name not in HEADERS and h.is_file() and h not in out:
+                out.append(h)
+                todo.append(h)
+    return out
+
+
 def _entry_params(fn, cfg_type, csrc, sources) -> list:
     """Parameters of the entry point after (fxdp_rng *, const cfg *), from its declaration."""
-    headers = [csrc / h for h in HEADERS] + [s.with_suffix(".h") for s in sources if s.with_suffix(".h").is_file()]
+    headers = [csrc / h for h in HEADERS] + private_headers(sources)
     text = "\n".join(h.read_text() for h in headers if h.is_file())
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)

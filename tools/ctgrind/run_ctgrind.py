@@ -249,10 +249,35 @@ def run_entry(name: str, tmp: Path, sampler_exe=None) -> dict:
             "time_s": round(time.monotonic() - t0, 2), "error": None if tally else p.stderr[-3000:]}
 
 
+_MARK = re.compile(r"ct-allowed:\s*([a-z_]+)")
+
+
+class Allowed(dict):
+    """Report key -> why: the keys allowed.json lists, and any key whose source line carries a
+    ``ct-allowed: CATEGORY`` comment of a category allowed.json names (that category's why)."""
+
+    def __init__(self, listed, categories):
+        super().__init__(listed)
+        self.categories = dict(categories)
+
+    def _marked(self, key):
+        m = _MARK.search(key) if isinstance(key, str) else None
+        return None if m is None else self.categories.get(m.group(1))
+
+    def __contains__(self, key):
+        return super().__contains__(key) or self._marked(key) is not None
+
+    def __missing__(self, key):
+        why = self._marked(key)
+        if why is None:
+            raise KeyError(key)
+        return why
+
+
 def load_allowed(path: Path = ALLOWED) -> tuple[dict, dict]:
     """(allowed: report key -> why, known: entry -> {report key -> why}) from allowed.json."""
     doc = json.loads(path.read_text()) if path.exists() else {}
-    allowed = {a["report"]: a["why"] for a in doc.get("allowed", [])}
+    allowed = Allowed({a["report"]: a["why"] for a in doc.get("allowed", [])}, doc.get("categories", {}))
     known = {e: {a["report"]: a["why"] for a in lst} for e, lst in doc.get("known", {}).items()}
     return allowed, known
 
