@@ -15,7 +15,7 @@ the published table, shared by its rows).  With --seed-base B, rep j of the row 
 sampled, eps) runs on its own seed ``cell_seed(...)`` = the first 16 bytes, big-endian, of
 SHA-256("fxdp dbf_variance base=<B> d=<d> buckets=<k> sampled=<s> eps=<eps:g> rep=<j>"), so no two
 rows share stream bits and every base gives fresh, independent fleets (the table of
-docs/accuracy.md used no base; the rerun of issue 33 used base 1).
+docs/accuracy.md used no base; its rerun of 2026-12-06, issue 33, used base 1).
 """
 from __future__ import annotations
 
