@@ -114,10 +114,18 @@ def cmd_simulate(args):
     if client is not None:
         if args.write_reports:
             raise ValueError("--write-reports needs the reports on this machine: use --engine local")
-        from .dask_engine import simulate_statistic
-        values, truth = population if population is not None else m.synthetic_population(devices, seed.value)
+        from .dask_engine import simulate_statistic, simulate_synthetic, simulate_values_file
+        from .reportfiles import ROW_RANGE_FORMATS
         try:
-            stat, seconds = simulate_statistic(m, values, seed, client, args.partitions)
+            if population is None:               # each partition generates its own devices
+                stat, truth, seconds = simulate_synthetic(m, devices, seed, client, args.partitions)
+            elif str(args.values).lower().endswith(ROW_RANGE_FORMATS):   # each reads its own rows
+                truth = population.truth
+                stat, _, seconds = simulate_values_file(m, args.values, args.column, seed, client, args.partitions,
+                                                        clamp=args.clamp, devices=devices, truth=truth)
+            else:                                # CSV: the rows travel in the tasks
+                values, truth = population
+                stat, seconds = simulate_statistic(m, values, seed, client, args.partitions)
         finally:
             client.close()
         rows = stat.estimate_rows(truth)

@@ -6,7 +6,8 @@ exactly the bits of the family's reference release, in the same order, from the 
 Integers only.  This module holds what they share: the decorators, the seeding of one fleet
 device's keyed stream (``_seed_dev``, ``_seed_dev_lanes``: the first blocks of 32 devices come
 from one multi-lane pass, fxdp/samplers/_nb_lanes.py), its stream position (``_pos``), the
-saturating clamps and ``CHUNK``.  The Python fleet driver and its input checks are
+saturating clamps and ``CHUNK``; and, outside the privacy path, ``categorical_fill`` (the inverse-CDF
+draw of a synthetic population, on doubles).  The Python fleet driver and its input checks are
 ``fxdp.mechanisms._fleet``.
 
 A fleet runs ``numba.prange`` over chunks of CHUNK devices and calls a plain compiled chunk body
@@ -101,3 +102,26 @@ def _sat_add_clamp(x, z, lo, hi):
     if z < _I0 and x < _I64MIN - z:
         return lo
     return _clamp(x + z, lo, hi)
+
+
+# --------------------------------------------------------------------------
+# synthetic populations
+
+@_jit
+def categorical_fill(u, cdf, out, counts):
+    """out[i]: the first index of cdf with cdf > u[i] (numpy's searchsorted, side right: the
+    inverse-CDF draw of numpy's Generator.choice), counts[out[i]] += 1.  Synthetic populations
+    (fxdp.mechanisms._oracle.categorical_part), not a release: doubles allowed here."""
+    m = cdf.shape[0]
+    for i in range(u.shape[0]):
+        x = u[i]
+        # the first index with cdf > x (numpy's searchsorted, side right), without a data-dependent
+        # branch: the answer stays in [base, base + n]
+        base, n = 0, m
+        while n > 1:
+            half = n >> 1
+            base += half * (cdf[base + half] <= x)
+            n -= half
+        a = base + (cdf[base] <= x)
+        out[i] = a
+        counts[a] += 1
