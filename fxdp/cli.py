@@ -114,9 +114,10 @@ def cmd_simulate(args):
     if client is not None:
         if args.write_reports:
             raise ValueError("--write-reports needs the reports on this machine: use --engine local")
-        from .dask_engine import simulate_statistic, simulate_synthetic, simulate_values_file
+        from .dask_engine import simulate_statistic, simulate_synthetic, simulate_values_file, warm
         from .reportfiles import ROW_RANGE_FORMATS
         try:
+            warm(client, m)                      # kernels compiled once per host, loaded by the other workers
             if population is None:               # each partition generates its own devices
                 stat, truth, seconds = simulate_synthetic(m, devices, seed, client, args.partitions)
             elif str(args.values).lower().endswith(ROW_RANGE_FORMATS):   # each reads its own rows
