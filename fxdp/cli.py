@@ -87,11 +87,12 @@ def cmd_audit(args):
 
 
 def cmd_simulate(args):
-    from .config import MAX_DEVICES, load_config
+    from .config import MAX_CLUSTER_DEVICES, MAX_DEVICES, load_config
     from .fleet import estimate_rows, simulate_fleet
     cfg = load_config(args.config)
-    if args.devices is not None and not 1 <= args.devices <= MAX_DEVICES:
-        raise ValueError(f"--devices must be an integer in [1, {MAX_DEVICES}], got {args.devices}")
+    cap = MAX_CLUSTER_DEVICES if args.engine == "dask" else MAX_DEVICES
+    if args.devices is not None and not 1 <= args.devices <= cap:
+        raise ValueError(f"--devices must be an integer in [1, {cap}], got {args.devices}")
     devices = args.devices if args.devices is not None else int(cfg.simulation.get("devices", 100_000))
     seed = cfg.seed(args.seed)
     m = cfg.mechanism

@@ -303,3 +303,13 @@ def test_cli_against_a_scheduler_and_workers_started_as_processes(tmp_path):
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(timeout=20)
+
+
+def test_cli_devices_cap_is_higher_on_a_cluster(tmp_path):
+    """--devices above 10^9 is refused locally, and above 10^12 with --engine dask, before any draw."""
+    cfg = tmp_path / "m.toml"
+    cfg.write_text('[mechanism]\nkind = "randomized_response"\ncategories = [0, 1]\nprob = "3/4"\n')
+    r = subprocess.run([sys.executable, "-m", "fxdp", "simulate", str(cfg), "--devices", str(10**12 + 1),
+                        "--engine", "dask"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "--devices must be an integer in [1, 1000000000000], got 1000000000001" in r.stderr
