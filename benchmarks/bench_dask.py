@@ -51,7 +51,7 @@ def main(argv=None):
     ap.add_argument("--devices", type=int, default=20_000_000)
     ap.add_argument("--workers", type=int, nargs="+", default=[2])
     ap.add_argument("--partitions", type=int, help="default: dask_engine's (4 per worker)")
-    ap.add_argument("--repeat", type=int, default=1, help="timed runs of each; the best is kept")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is kept")
     args = ap.parse_args(argv)
     m = fxdp.make_randomized_response(list(range(8)), "1/2", constant_time=True)
     n, seed = args.devices, 1
@@ -97,8 +97,12 @@ def main(argv=None):
 def _commit():
     import subprocess
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
+        here = Path(__file__).resolve().parent
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=here, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "../fxdp", "."],
+                               capture_output=True, text=True, cwd=here, check=True).stdout.strip()
+        return head + (" (with uncommitted changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 

@@ -149,12 +149,11 @@ def uniform_part(seed, lo, hi):
 def categorical_part(seed, p, lo, hi):
     """(values, counts): values lo..hi-1 of ``np.random.default_rng([seed, 0x5EED]).choice(len(p),
     size=n, p=p)`` (any n >= hi; numpy's inverse-CDF rule on ``cdf = p.cumsum() / its last
-    entry``) as int64, and counts[c], how many of them are c (len(p) + 1 entries, the last 0), in
-    one compiled pass (numpy's searchsorted costs about as much per device as a fleet release)."""
+    entry``) as int64, drawn by a compiled pass (numpy's searchsorted costs about as much per device
+    as a fleet release), and counts[c], how many of them are c (len(p) + 1 entries, the last 0)."""
     from ._kernels_common import categorical_fill
     cdf = np.asarray(p, dtype=np.float64).cumsum()
     cdf /= cdf[-1]
     out = np.empty(hi - lo, dtype=np.int64)
-    counts = np.zeros(cdf.shape[0] + 1, dtype=np.int64)
-    categorical_fill(uniform_part(seed, lo, hi), cdf, out, counts)
-    return out, counts
+    categorical_fill(uniform_part(seed, lo, hi), cdf, out)
+    return out, np.bincount(out, minlength=cdf.shape[0] + 1).astype(np.int64)
