@@ -79,6 +79,28 @@ def test_a_synthetic_part_is_the_population_slice():
             m.synthetic_part(*args)
 
 
+def test_every_kind_parts_and_tallies_agree_with_its_population():
+    """For every kind of README's table (no fleet run, no Dask): a part is the population's slice,
+    and where the truth has a tally, the parts' tallies give true_statistic (a family that overrides
+    true_statistic overrides truth_tally too: dBitFlip's buckets)."""
+    import tomllib
+
+    from fxdp.config import config_from_dict
+    from test_readme import kind_rows
+    n = 501
+    for kind, body in kind_rows():
+        m = config_from_dict(tomllib.loads(f'[mechanism]\nkind = "{kind}"\n{body}\n')).mechanism
+        try:
+            values, truth = m.synthetic_population(n, 4)
+        except NotImplementedError:
+            continue
+        assert np.array_equal(np.asarray(m.synthetic_part(n, 4, 100, 300)), np.asarray(values[100:300])), kind
+        if m.truth_tally(values[:2]) is not None:
+            tally = m.truth_tally(values[:250]) + m.truth_tally(values[250:])
+            assert np.array_equal(np.asarray(m.truth_from_tally(tally)), np.asarray(m.true_statistic(values))), kind
+            assert np.array_equal(np.asarray(truth), np.asarray(m.true_statistic(values))), kind
+
+
 @pytest.mark.parametrize("partitions", [1, 3, 8])
 def test_dask_fleet_is_bit_identical_for_every_partitioning(client, partitions):
     m = fxdp.make_randomized_response(list(range(6)), "1/2")

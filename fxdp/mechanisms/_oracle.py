@@ -87,27 +87,23 @@ class ItemOracle(Mechanism):
     def synthetic_population(self, devices, seed):
         """Zipf(1.1)-distributed items (numpy's ``choice`` of d items on the generator
         ``default_rng([seed, 0x5EED])``, one double per device); the truth is each item's share."""
-        values, counts = self._zipf_part(devices, seed, 0, devices)
-        return values, self.truth_from_tally(counts)
+        values = self.synthetic_part(devices, seed, 0, devices)
+        return values, self.true_statistic(values)
 
     def synthetic_part(self, devices, seed, lo, hi):
         """Devices lo..hi-1 of the Zipf population, drawn alone (``categorical_part``)."""
-        return self._zipf_part(devices, seed, lo, hi)[0]
-
-    def _zipf_part(self, devices, seed, lo, hi):
         from .base import check_part
         _, lo, hi = check_part(devices, lo, hi)
         w = 1.0 / np.arange(1, self.d + 1) ** 1.1
-        values, counts = categorical_part(seed, w / w.sum(), lo, hi)
-        counts[-1] = hi - lo
-        return values, counts
+        return categorical_part(seed, w / w.sum(), lo, hi)
 
     def true_statistic(self, values):
         """Each item's share."""
         return self.truth_from_tally(self.truth_tally(values))
 
     def truth_tally(self, values):
-        """Each item's count, then the number of devices."""
+        """Each item's count, then the number of devices (a subclass whose true_statistic is
+        another sum overrides both: dBitFlip's buckets)."""
         x = self.fleet_inputs(values)
         return np.append(np.bincount(x, minlength=self.d), x.shape[0]).astype(np.int64)
 
@@ -147,13 +143,13 @@ def uniform_part(seed, lo, hi):
 
 
 def categorical_part(seed, p, lo, hi):
-    """(values, counts): values lo..hi-1 of ``np.random.default_rng([seed, 0x5EED]).choice(len(p),
-    size=n, p=p)`` (any n >= hi; numpy's inverse-CDF rule on ``cdf = p.cumsum() / its last
-    entry``) as int64, drawn by a compiled pass (numpy's searchsorted costs about as much per device
-    as a fleet release), and counts[c], how many of them are c (len(p) + 1 entries, the last 0)."""
+    """Values lo..hi-1 of ``np.random.default_rng([seed, 0x5EED]).choice(len(p), size=n, p=p)``
+    (any n >= hi; numpy's inverse-CDF rule on ``cdf = p.cumsum() / its last entry``) as int64,
+    drawn by a compiled pass (numpy's searchsorted costs about as much per device as a fleet
+    release)."""
     from ._kernels_common import categorical_fill
     cdf = np.asarray(p, dtype=np.float64).cumsum()
     cdf /= cdf[-1]
     out = np.empty(hi - lo, dtype=np.int64)
     categorical_fill(uniform_part(seed, lo, hi), cdf, out)
-    return out, np.bincount(out, minlength=cdf.shape[0] + 1).astype(np.int64)
+    return out

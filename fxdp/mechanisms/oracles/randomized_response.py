@@ -419,7 +419,7 @@ class RandomizedResponse(Mechanism):
         from ..base import check_part
         _, lo, hi = check_part(devices, lo, hi)
         weights = 1.0 / np.arange(1, self.t + 1)
-        return categorical_part(seed, weights / weights.sum(), lo, hi)[0]
+        return categorical_part(seed, weights / weights.sum(), lo, hi)
 
     def true_statistic(self, values):
         """Each category's share (index t, "not a category", counts in n only)."""
