@@ -260,8 +260,11 @@ def simulate_values_file(m, path, columns, seed, client, partitions=None, clamp=
     clamps them as the local path does.  devices: the file's row count (read from its metadata when
     None); truth: the population's truth when the caller has it, else merged from the partitions'
     tallies (a kind without a tally needs it given).  Returns (statistic, truth, seconds)."""
+    from pathlib import Path
+
     from .reportfiles import value_rows
     check_mechanism(m, "simulate_values_file")
+    path = Path(path).resolve()                   # the workers' working directory may differ
     n = value_rows(path) if devices is None else _check_devices(devices)
     bounds = _partition(n, client, partitions)
     kind, config = m.kind, m.config()
