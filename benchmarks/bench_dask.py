@@ -12,6 +12,9 @@ synthetic Zipf population (seed 1), reduced to the mechanism's sufficient statis
   (each partition draws its own devices on its worker; only statistics come back), timed after
   ``warm`` (whose seconds per worker are printed: Numba's cache loaded, or compiled once per host).
 
+The three run in turn, --repeat rounds for each cluster (so that a ratio compares runs made under
+the same load), and the best of each is kept; the per-round ratios to the fleet only are printed too.
+
 Prints devices per second, the cluster's ratio to both single-process figures, whether the
 estimate is bit-identical (the merged statistic's arrays and the estimate rows), whether Dask
 warned about a large graph, and the core-hours 10^10 devices would take at the measured rate per
@@ -57,41 +60,46 @@ def main(argv=None):
     n, seed = args.devices, 1
     _single(m, 1000, seed)                                    # compiled / cache loaded
     values, truth = m.synthetic_population(n, seed)
-    ref, fleet_s = None, []
-    e2e_s = []
-    for _ in range(args.repeat):
-        ref, s = _single(m, n, seed)
-        e2e_s.append(s)
-        fleet_s.append(_single(m, n, seed, values)[1])
-    r_e2e, r_fleet = n / min(e2e_s), n / min(fleet_s)
+    ref = _single(m, n, seed)[0]
     threads = numba.config.NUMBA_NUM_THREADS
-    print(f"{n:,} devices, {os.cpu_count()} CPUs; fxdp commit {_commit()}")
-    print(f"single process ({threads} Numba threads), end to end: {r_e2e:.3g} devices/s")
-    print(f"single process ({threads} Numba threads), fleet only (population drawn beforehand): {r_fleet:.3g} devices/s")
+    print(f"{n:,} devices, {os.cpu_count()} CPUs, load average {_load()}; fxdp commit {_commit()}")
     for w in args.workers:
         client = D.connect(workers=w)
         try:
             warm = D.warm(client, m)
-            times = []
+            e2e, fleet, dask_s = [], [], []
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                for _ in range(args.repeat):
+                for _ in range(args.repeat):                  # interleaved: each round under the same load
+                    e2e.append(_single(m, n, seed)[1])
+                    fleet.append(_single(m, n, seed, values)[1])
                     stat, got_truth, s = D.simulate_synthetic(m, n, seed, client, args.partitions)
-                    times.append(s)
+                    dask_s.append(s)
             large = [str(x.message)[:80] for x in caught if "large graph" in str(x.message).lower()]
         finally:
             client.close()
             client.cluster.close()
         same = (np.array_equal(stat.hist, ref.hist) and np.array_equal(got_truth, truth)
                 and stat.estimate_rows(got_truth) == ref.estimate_rows(truth))
-        r = n / min(times)
+        r_e2e, r_fleet, r = n / min(e2e), n / min(fleet), n / min(dask_s)
+        paired = sorted(f / d for f, d in zip(fleet, dask_s))
         parts = args.partitions or min(n, max(4 * w, -(-n // D.MAX_PART)))
+        print(f"single process ({threads} Numba threads): end to end {r_e2e:.3g} devices/s, "
+              f"fleet only (population drawn beforehand) {r_fleet:.3g} devices/s")
         print(f"Dask LocalCluster, {w} single-threaded workers, {parts} partitions: {r:.3g} devices/s = "
-              f"{r / r_e2e:.2f}x the single process end to end, {r / r_fleet:.2f}x its fleet only; "
+              f"{r / r_e2e:.2f}x the single process end to end, {r / r_fleet:.2f}x its fleet only "
+              f"(per round: {', '.join(f'{x:.2f}' for x in paired)}); "
               f"bit-identical estimate: {'yes' if same else 'NO'}; large-graph warning: {large or 'none'}; "
-              f"warm-up per worker: {', '.join(f'{v:.2f} s' for v in warm.values())}")
+              f"warm-up per worker: {', '.join(f'{v:.2f} s' for v in warm.values())}; load average {_load()}")
         per_worker = r / w
         print(f"  10^10 devices at {per_worker:.3g} devices/s per worker: {1e10 / per_worker / 3600:.2f} worker-hours")
+
+
+def _load():
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def _commit():
