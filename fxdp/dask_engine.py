@@ -131,16 +131,15 @@ def _file_part(kind, config, path, columns, clamp, seed, lo, hi):
 
 
 def _warm(kind, config):
-    import time as _t
-    t0 = _t.perf_counter()
+    t0 = time.perf_counter()
     _one_thread()
     m = _rebuild(kind, config)
     try:
         values = m.synthetic_part(2, 0, 0, 2)
-    except NotImplementedError:
-        return _t.perf_counter() - t0
+    except NotImplementedError:                 # no synthetic population: nothing to warm with
+        return time.perf_counter() - t0
     m.report_statistic().add(m.simulate(values, 0, device_ids=np.arange(2, dtype=np.uint64)))
-    return _t.perf_counter() - t0
+    return time.perf_counter() - t0
 
 
 def _estimate_file(kind, config, path, fmt):
