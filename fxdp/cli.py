@@ -84,11 +84,12 @@ def cmd_audit(args):
 
 
 def cmd_simulate(args):
-    from .config import MAX_DEVICES, load_config
+    from .config import MAX_CLUSTER_DEVICES, MAX_DEVICES, load_config
     from .fleet import estimate_rows, simulate_fleet
     cfg = load_config(args.config)
-    if args.devices is not None and not 1 <= args.devices <= MAX_DEVICES:
-        raise ValueError(f"--devices must be an integer in [1, {MAX_DEVICES}], got {args.devices}")
+    cap = MAX_CLUSTER_DEVICES if args.engine == "dask" else MAX_DEVICES
+    if args.devices is not None and not 1 <= args.devices <= cap:
+        raise ValueError(f"--devices must be an integer in [1, {cap}], got {args.devices}")
     devices = args.devices if args.devices is not None else int(cfg.simulation.get("devices", 100_000))
     seed = cfg.seed(args.seed)
     m = cfg.mechanism
@@ -111,10 +112,19 @@ def cmd_simulate(args):
     if client is not None:
         if args.write_reports:
             raise ValueError("--write-reports needs the reports on this machine: use --engine local")
-        from .dask_engine import simulate_statistic
-        values, truth = population if population is not None else m.synthetic_population(devices, seed.value)
+        from .dask_engine import simulate_statistic, simulate_synthetic, simulate_values_file, warm
+        from .reportfiles import ROW_RANGE_FORMATS
         try:
-            stat, seconds = simulate_statistic(m, values, seed, client, args.partitions)
+            warm(client, m)                      # kernels compiled once per host, loaded by the other workers
+            if population is None:               # each partition generates its own devices
+                stat, truth, seconds = simulate_synthetic(m, devices, seed, client, args.partitions)
+            elif str(args.values).lower().endswith(ROW_RANGE_FORMATS):   # each reads its own rows
+                truth = population.truth
+                stat, _, seconds = simulate_values_file(m, args.values, args.column, seed, client, args.partitions,
+                                                        clamp=args.clamp, devices=devices, truth=truth)
+            else:                                # CSV: the rows travel in the tasks
+                values, truth = population
+                stat, seconds = simulate_statistic(m, values, seed, client, args.partitions)
         finally:
             client.close()
         rows = stat.estimate_rows(truth)

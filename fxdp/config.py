@@ -34,6 +34,8 @@ from .validate import fmt_int, parse_rational
 
 # The largest simulated fleet: [simulation] devices and `fxdp simulate --devices` share it.
 MAX_DEVICES = 10 ** 9
+# `fxdp simulate --devices` with --engine dask: partitions draw their own devices, the client holds none
+MAX_CLUSTER_DEVICES = 10 ** 12
 MAX_SEED = (1 << 256) - 1
 
 

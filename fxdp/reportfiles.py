@@ -319,15 +319,68 @@ def load_values(path, columns=None):
     elif ext in (".parquet", ".pq"):
         _pyarrow()
         import pyarrow.parquet as pq
-        table = pq.read_table(path, columns=list(columns) if columns else None)
-        names = list(table.column_names)
-        cols = [table.column(c).to_numpy(zero_copy_only=False) for c in names]
-        _same_kind(path, names, [c.dtype.kind == "b" for c in cols])
-        arr = cols[0] if len(cols) == 1 else np.column_stack(cols)
+        arr = _table_values(path, pq.read_table(path, columns=list(columns) if columns else None))
     else:
         raise ValueError(f"{path}: values must be a .npy, .csv or .parquet file")
     if arr.shape[0] == 0:
         raise ValueError(f"{path}: no values")
+    if arr.dtype.kind not in "iub":
+        raise ValueError(f"{path}: values must be integers or booleans (device form), got {arr.dtype}")
+    return arr
+
+
+def _table_values(path, table):
+    names = list(table.column_names)
+    cols = [table.column(c).to_numpy(zero_copy_only=False) for c in names]
+    _same_kind(path, names, [c.dtype.kind == "b" for c in cols])
+    return cols[0] if len(cols) == 1 else np.column_stack(cols)
+
+
+ROW_RANGE_FORMATS = (".npy", ".parquet", ".pq")
+
+
+def value_rows(path):
+    """The number of rows (devices) of a .npy or Parquet values file, from its header or metadata."""
+    path = check_file(path, "values file")
+    ext = path.suffix.lower()
+    if ext == ".npy":
+        return int(np.load(path, mmap_mode="r", allow_pickle=False).shape[0])
+    if ext in (".parquet", ".pq"):
+        _pyarrow()
+        import pyarrow.parquet as pq
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    raise ValueError(f"{path}: rows are read by range from .npy and .parquet values files only, got {ext or 'no extension'}")
+
+
+def read_value_rows(path, columns, lo, hi):
+    """Rows lo..hi-1 of a values file, what load_values(path, columns)[lo:hi] holds, reading only
+    them where the format allows: a .npy file through a memory map, a Parquet file's row groups
+    that overlap the range (a cluster partition reads its own rows: fxdp.dask_engine)."""
+    from .validate import check_int
+    path = check_file(path, "values file")
+    n = value_rows(path)
+    lo = check_int("lo (first row)", lo, 0, n)
+    hi = check_int("hi (end row)", hi, lo, n)
+    if path.suffix.lower() == ".npy":
+        if columns:
+            raise ValueError("--column applies to CSV and Parquet files, not .npy")
+        arr = np.array(np.load(path, mmap_mode="r", allow_pickle=False)[lo:hi])
+    else:
+        import pyarrow.parquet as pq
+        f = pq.ParquetFile(path)
+        md, groups, first, start = f.metadata, [], None, 0
+        for g in range(md.num_row_groups):
+            rows = md.row_group(g).num_rows
+            if start < hi and start + rows > lo:
+                groups.append(g)
+                first = start if first is None else first
+            start += rows
+        cols = list(columns) if columns else None
+        if not groups:                               # an empty range
+            table = f.read_row_group(0, columns=cols).slice(0, 0)
+        else:
+            table = f.read_row_groups(groups, columns=cols).slice(lo - first, hi - lo)
+        arr = _table_values(path, table)
     if arr.dtype.kind not in "iub":
         raise ValueError(f"{path}: values must be integers or booleans (device form), got {arr.dtype}")
     return arr

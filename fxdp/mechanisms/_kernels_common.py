@@ -6,7 +6,8 @@ exactly the bits of the family's reference release, in the same order, from the 
 Integers only.  This module holds what they share: the decorators, the seeding of one fleet
 device's keyed stream (``_seed_dev``, ``_seed_dev_lanes``: the first blocks of 32 devices come
 from one multi-lane pass, fxdp/samplers/_nb_lanes.py), its stream position (``_pos``), the
-saturating clamps and ``CHUNK``.  The Python fleet driver and its input checks are
+saturating clamps and ``CHUNK``; and, outside the privacy path, ``categorical_fill`` (the inverse-CDF
+draw of a synthetic population, on doubles).  The Python fleet driver and its input checks are
 ``fxdp.mechanisms._fleet``.
 
 A fleet runs ``numba.prange`` over chunks of CHUNK devices and calls a plain compiled chunk body
@@ -101,3 +102,32 @@ def _sat_add_clamp(x, z, lo, hi):
     if z < _I0 and x < _I64MIN - z:
         return lo
     return _clamp(x + z, lo, hi)
+
+
+# --------------------------------------------------------------------------
+# synthetic populations
+
+@_jit
+def categorical_fill(u, cdf, out):
+    """out[i]: the first index of cdf with cdf > u[i] (numpy's searchsorted, side right: the
+    inverse-CDF draw of numpy's Generator.choice).  Synthetic populations
+    (fxdp.mechanisms._oracle.categorical_part), not a release: doubles allowed here.  Up to 32
+    entries every one is compared (the loop vectorizes: about 2 ns a device at 8); beyond, a binary
+    search without a data-dependent branch."""
+    m = cdf.shape[0]
+    if m <= 32:
+        for i in range(u.shape[0]):
+            x = u[i]
+            a = 0
+            for j in range(m):
+                a += cdf[j] <= x
+            out[i] = a
+        return
+    for i in range(u.shape[0]):
+        x = u[i]
+        base, n = 0, m                   # the answer stays in [base, base + n]
+        while n > 1:
+            half = n >> 1
+            base += half * (cdf[base + half] <= x)
+            n -= half
+        out[i] = base + (cdf[base] <= x)

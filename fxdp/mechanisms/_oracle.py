@@ -1,6 +1,7 @@
 """What every frequency oracle over an item domain [0, d) shares: argument checks, the input
 domain, the privacy map of a fixed realized epsilon, item-index inputs (host and fleet), the
-Zipf synthetic population and the export harness's input model.  The oracles
+Zipf synthetic population (drawn device by device: ``uniform_part``, ``categorical_part``, which
+randomized response uses too) and the export harness's input model.  The oracles
 (``unary_encoding``, ``hadamard_response``, ``subset_selection``, ``local_hashing``) subclass ``ItemOracle`` and add their release,
 kernels, device form, estimator and audit."""
 from __future__ import annotations
@@ -84,16 +85,30 @@ class ItemOracle(Mechanism):
         return int_array(f"values (item indices in [0, {self.d - 1}])", values, 1, 0, self.d - 1)
 
     def synthetic_population(self, devices, seed):
-        """Zipf(1.1)-distributed items; the truth is each item's share."""
-        rng = np.random.default_rng([seed, 0x5EED])
-        w = 1.0 / np.arange(1, self.d + 1) ** 1.1
-        values = rng.choice(self.d, size=devices, p=w / w.sum()).astype(np.int64)
+        """Zipf(1.1)-distributed items (numpy's ``choice`` of d items on the generator
+        ``default_rng([seed, 0x5EED])``, one double per device); the truth is each item's share."""
+        values = self.synthetic_part(devices, seed, 0, devices)
         return values, self.true_statistic(values)
+
+    def synthetic_part(self, devices, seed, lo, hi):
+        """Devices lo..hi-1 of the Zipf population, drawn alone (``categorical_part``)."""
+        from .base import check_part
+        _, lo, hi = check_part(devices, lo, hi)
+        w = 1.0 / np.arange(1, self.d + 1) ** 1.1
+        return categorical_part(seed, w / w.sum(), lo, hi)
 
     def true_statistic(self, values):
         """Each item's share."""
+        return self.truth_from_tally(self.truth_tally(values))
+
+    def truth_tally(self, values):
+        """Each item's count, then the number of devices (a subclass whose true_statistic is
+        another sum overrides both: dBitFlip's buckets)."""
         x = self.fleet_inputs(values)
-        return np.bincount(x, minlength=self.d) / x.shape[0]
+        return np.append(np.bincount(x, minlength=self.d), x.shape[0]).astype(np.int64)
+
+    def truth_from_tally(self, tally):
+        return tally[:-1] / tally[-1]
 
     def harness_inputs(self):
         return {"kind": "index", "n": self.d}
@@ -105,3 +120,36 @@ class ItemOracle(Mechanism):
 
     def default_pair(self):
         return 0, 1
+
+
+# --------------------------------------------------------------------------
+# synthetic populations drawn device by device
+#
+# A synthetic population stands for the data, not for the privacy path: numpy's PCG64 seeded with
+# [seed, 0x5EED].  Where a family draws one double per device, device i's value depends only on
+# the generator's i-th output, so devices lo..hi-1 are drawn alone by advancing the generator lo
+# steps (PCG64.advance, O(log lo)) and drawing hi - lo doubles: a cluster partition generates its
+# own inputs (fxdp.dask_engine), equal to the single process's values[lo:hi] bit for bit.
+
+SEED_TAG = 0x5EED
+
+
+def uniform_part(seed, lo, hi):
+    """Doubles lo..hi-1 of ``np.random.default_rng([seed, 0x5EED]).random(n)`` (any n >= hi)."""
+    bg = np.random.PCG64([seed, SEED_TAG])
+    if lo:
+        bg.advance(lo)
+    return np.random.Generator(bg).random(hi - lo)
+
+
+def categorical_part(seed, p, lo, hi):
+    """Values lo..hi-1 of ``np.random.default_rng([seed, 0x5EED]).choice(len(p), size=n, p=p)``
+    (any n >= hi; numpy's inverse-CDF rule on ``cdf = p.cumsum() / its last entry``) as int64,
+    drawn by a compiled pass (numpy's searchsorted costs about as much per device as a fleet
+    release)."""
+    from ._kernels_common import categorical_fill
+    cdf = np.asarray(p, dtype=np.float64).cumsum()
+    cdf /= cdf[-1]
+    out = np.empty(hi - lo, dtype=np.int64)
+    categorical_fill(uniform_part(seed, lo, hi), cdf, out)
+    return out

@@ -38,7 +38,9 @@ Estimation
     ``fxdp.reports.Estimate`` with standard errors); ``estimate_rows(reports,
     truth)``: its rows {name, true, estimate, stderr}; ``synthetic_population(
     devices, seed)``: (true values in device form, true statistic) for the
-    demo, ``fxdp simulate`` and the error plot; ``true_statistic(values)``: that statistic
+    demo, ``fxdp simulate`` and the error plot; ``synthetic_part(devices, seed, lo, hi)``: its
+    devices lo..hi-1 alone (a cluster partition's own inputs), with ``truth_tally(values)`` /
+    ``truth_from_tally(tally)`` where the truth is a sum over devices; ``true_statistic(values)``: that statistic
     of given true values (``fxdp simulate --values``); ``input_range()``: an ``InputRange``, the range
     outside which a release clamps a true value (None: it clamps nothing).  Frequency oracles also give
     ``frequency_support(reports)``: an ``fxdp.reports.Support`` (per-item
@@ -178,6 +180,16 @@ def check_mechanism(m, what):
         raise TypeError(f"{what} takes an fxdp mechanism (fxdp.make_<kind>(...), kinds: {', '.join(kinds())}), "
                         f"got {type(m).__name__} {m!r:.60}")
     return m
+
+
+def check_part(devices, lo, hi):
+    """devices >= 1 and 0 <= lo <= hi <= devices (a part of a synthetic population); ValueError
+    naming the parameter and its range."""
+    from ..validate import check_int
+    devices = check_int("devices", devices, 1)
+    lo = check_int("lo (first device of the part)", lo, 0, devices)
+    hi = check_int("hi (end of the part)", hi, lo, devices)
+    return devices, lo, hi
 
 
 class Mechanism:
@@ -328,6 +340,26 @@ class Mechanism:
     def synthetic_population(self, devices, seed):
         """(true inputs in device form, true statistic): a seeded synthetic population."""
         raise NotImplementedError(f"{self.kind}: no synthetic population")
+
+    def synthetic_part(self, devices, seed, lo, hi):
+        """Devices lo..hi-1 of ``synthetic_population(devices, seed)``: exactly its values[lo:hi],
+        what a cluster partition generates for itself (fxdp.dask_engine).  A family whose
+        population is drawn device by device overrides this to draw only those devices (the
+        frequency oracles, randomized response); the default draws the whole population and
+        slices it (O(devices) per part)."""
+        check_part(devices, lo, hi)
+        return self.synthetic_population(devices, seed)[0][lo:hi]
+
+    def truth_tally(self, values):
+        """A tally of ``true_statistic`` over some of the devices: an int64 array that adds up over
+        disjoint parts (a cluster's partitions), ``truth_from_tally`` of the sum being
+        ``true_statistic`` of all of them.  None (default): the family's truth is no such sum, and
+        a cluster computes it over the whole population in one place."""
+        return None
+
+    def truth_from_tally(self, tally):
+        """``true_statistic`` of the devices whose ``truth_tally`` arrays add up to `tally`."""
+        raise NotImplementedError(f"{self.kind}: no truth tally")
 
     def input_range(self):
         """An InputRange: where a release uses a true value as it is and outside which it clamps

@@ -220,8 +220,12 @@ class DBitFlip(_Longitudinal):
     # --- estimation
     def true_statistic(self, values):
         """Each bucket's share."""
+        return self.truth_from_tally(self.truth_tally(values))
+
+    def truth_tally(self, values):
+        """Each bucket's count, then the number of devices (tally[:-1] / tally[-1] is the truth)."""
         v = self.bucket_of(values)
-        return np.bincount(v, minlength=self.k) / v.shape[0]
+        return np.append(np.bincount(v, minlength=self.k), v.shape[0]).astype(np.int64)
 
     def bucket_counts(self, reports):
         """(Y, N, n): per bucket v, the reports whose sampled buckets hold v with its bit set (Y)

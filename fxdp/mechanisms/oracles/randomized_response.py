@@ -127,12 +127,28 @@ class RandomizedResponseBool(Mechanism):
         return Histogram(self, self.report_layout(), self.estimate_from_histogram)
 
     def synthetic_population(self, devices, seed):
-        values = np.random.default_rng([seed, 0x5EED]).random(devices) < 0.3
+        """True with probability 0.3 (one double per device of ``default_rng([seed, 0x5EED])``)."""
+        values = self.synthetic_part(devices, seed, 0, devices)
         return values, self.true_statistic(values)
+
+    def synthetic_part(self, devices, seed, lo, hi):
+        """Devices lo..hi-1 of the population, drawn alone (fxdp.mechanisms._oracle)."""
+        from .._oracle import uniform_part
+        from ..base import check_part
+        _, lo, hi = check_part(devices, lo, hi)
+        return uniform_part(seed, lo, hi) < 0.3
 
     def true_statistic(self, values):
         """The share of true values."""
-        return float(self.fleet_inputs(values).mean())
+        return self.truth_from_tally(self.truth_tally(values))
+
+    def truth_tally(self, values):
+        """[true values, devices]."""
+        x = self.fleet_inputs(values)
+        return np.array([np.count_nonzero(x), x.shape[0]], dtype=np.int64)
+
+    def truth_from_tally(self, tally):
+        return int(tally[0]) / int(tally[1])
 
     # --- device form
     def device_spec(self, dim=None):
@@ -392,15 +408,30 @@ class RandomizedResponse(Mechanism):
         return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
 
     def synthetic_population(self, devices, seed):
-        rng = np.random.default_rng([seed, 0x5EED])
-        weights = 1.0 / np.arange(1, self.t + 1)
-        values = rng.choice(self.t, size=devices, p=weights / weights.sum()).astype(np.int64)
+        """Zipf(1)-distributed categories (numpy's ``choice`` of t categories on the generator
+        ``default_rng([seed, 0x5EED])``, one double per device)."""
+        values = self.synthetic_part(devices, seed, 0, devices)
         return values, self.true_statistic(values)
+
+    def synthetic_part(self, devices, seed, lo, hi):
+        """Devices lo..hi-1 of the population, drawn alone (fxdp.mechanisms._oracle)."""
+        from .._oracle import categorical_part
+        from ..base import check_part
+        _, lo, hi = check_part(devices, lo, hi)
+        weights = 1.0 / np.arange(1, self.t + 1)
+        return categorical_part(seed, weights / weights.sum(), lo, hi)
 
     def true_statistic(self, values):
         """Each category's share (index t, "not a category", counts in n only)."""
+        return self.truth_from_tally(self.truth_tally(values))
+
+    def truth_tally(self, values):
+        """Each index's count (t + 1: the last is "not a category"), then the number of devices."""
         x = self.fleet_inputs(values)
-        return np.bincount(x, minlength=self.t + 1)[:self.t] / x.shape[0]
+        return np.append(np.bincount(x, minlength=self.t + 1), x.shape[0]).astype(np.int64)
+
+    def truth_from_tally(self, tally):
+        return tally[:self.t] / tally[-1]
 
     # --- device form
     def device_spec(self, dim=None):
