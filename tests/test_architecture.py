@@ -368,3 +368,40 @@ def test_the_mechanisms_folder_has_at_most_12_files_and_a_folder_per_group():
     for group in ("oracles", "memoized", "readings", "additive", "finite"):
         assert (ROOT / "mechanisms" / group / "__init__.py").is_file(), group
 
+
+
+# --------------------------------------------------------------------------
+# the worked example of "Adding a mechanism" (docs/architecture.md)
+
+EXAMPLE = REPO / "docs" / "examples" / "coin_toss_family.patch"
+GENERATED = {"README.md", "docs/api.md", "csrc/host/fxdp_host.h", "csrc/host/fxdp_host_fleets.h",
+             "tools/eva/drivers/generated.c"}
+
+
+def _patched_files(patch_text):
+    return re.findall(r"^diff --git a/(\S+) b/", patch_text, re.M)
+
+
+def test_the_worked_example_adds_a_family_in_7_files_and_the_rest_is_generated(tmp_path):
+    """docs/examples/coin_toss_family.patch is the coin toss added inside fxdp by the documented
+    steps: its 7 hand-edited files apply to this checkout, and the two generators then write every
+    other file a family needs (README's row, the API entry, the host fleet, the Eva drivers), after
+    which their checks pass.  Can fail: a step that needs another hand edit, or a stale example."""
+    import shutil
+    import subprocess
+    import sys
+    files = _patched_files(EXAMPLE.read_text())
+    assert len(files) == 7 and not set(files) & GENERATED, files
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO, tree, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.so", "site", ".pytest_cache"))
+    subprocess.run(["git", "apply", str(EXAMPLE)], cwd=tree, check=True, capture_output=True)
+    before = {f: (tree / f).read_bytes() for f in GENERATED}
+    for tool in ("gen_c_glue.py", "gen_readme_kinds.py"):
+        subprocess.run([sys.executable, f"tools/{tool}"], cwd=tree, check=True, capture_output=True)
+    changed = {f for f in GENERATED if (tree / f).read_bytes() != before[f]}
+    assert changed == GENERATED
+    for tool in ("gen_c_glue.py", "gen_readme_kinds.py"):
+        res = subprocess.run([sys.executable, f"tools/{tool}", "--check"], cwd=tree, capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+    assert "make_coin_toss" in (tree / "docs" / "api.md").read_text()
+    assert _patched_files("diff --git a/x b/x\ndiff --git a/README.md b/README.md\n") == ["x", "README.md"]
