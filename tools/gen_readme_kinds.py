@@ -60,13 +60,18 @@ def table() -> str:
     return HEAD + "".join(row(k) for k in registry.registered())
 
 
+def _replace_block(text: str, begin: str, end: str, body: str, what: str) -> str:
+    """text with what lies between its one begin and end marker lines replaced by body."""
+    if text.count(begin) != 1 or text.count(end) != 1:
+        raise ValueError(f"{what} ({begin.strip()} ... {end.strip()})")
+    head, rest = text.split(begin)
+    _, tail = rest.split(end)
+    return head + begin + body + end + tail
+
+
 def render(text: str) -> str:
     """text with its kind table replaced (ValueError without exactly one BEGIN/END block)."""
-    if text.count(BEGIN) != 1 or text.count(END) != 1:
-        raise ValueError(f"README.md must hold exactly one kind table block ({BEGIN.strip()} ... {END.strip()})")
-    head, rest = text.split(BEGIN)
-    _, tail = rest.split(END)
-    return head + BEGIN + table() + END + tail
+    return _replace_block(text, BEGIN, END, table(), "README.md must hold exactly one kind table block")
 
 
 API = ROOT / "docs" / "api.md"
@@ -97,11 +102,7 @@ def constructors() -> str:
 
 def render_api(text: str) -> str:
     """docs/api.md's text with its constructor list replaced."""
-    if text.count(API_BEGIN) != 1 or text.count(API_END) != 1:
-        raise ValueError(f"docs/api.md must hold exactly one constructor block ({API_BEGIN.strip()} ...)")
-    head, rest = text.split(API_BEGIN)
-    _, tail = rest.split(API_END)
-    return head + API_BEGIN + constructors() + API_END + tail
+    return _replace_block(text, API_BEGIN, API_END, constructors(), "docs/api.md must hold exactly one constructor block")
 
 
 def main(argv=None) -> int:
