@@ -2,12 +2,6 @@
  * largest any valid cfg needs (block: MAX_VALUE_BYTES, out: MAX_K (+2), positions: MAX_H). */
 #include "eva_common.h"
 
-#ifdef FXDP_FUZZ
-#define FLEET_MAX 16u      /* the fuzz build: few devices per call, more calls per second (64 took 300 s per 10^6) */
-#else
-#define FLEET_MAX 4096u   /* fleet: n devices, n in 0..FLEET_MAX (rows of the largest cfg) */
-#endif
-
 static fxdp_rappor_full_cfg cfg;
 static fxdp_rappor_full_device dev;
 static uint8_t key[16];
@@ -16,11 +10,6 @@ static uint8_t value[FXDP_RAPPOR_FULL_MAX_VALUE_BYTES];
 static uint8_t block[FXDP_RAPPOR_FULL_MAX_VALUE_BYTES];
 static uint8_t out[FXDP_RAPPOR_FULL_MAX_K + 2u];
 static uint32_t positions[FXDP_RAPPOR_FULL_MAX_H];
-static uint32_t seed[9];          /* seed words: 8 key words, then the stream version */
-static uint64_t ids[FLEET_MAX];
-static uint8_t blocks[FLEET_MAX * FXDP_RAPPOR_FULL_MAX_VALUE_BYTES];
-static uint8_t outs[FLEET_MAX * (FXDP_RAPPOR_FULL_MAX_K + 2u)];
-static uint8_t status[FLEET_MAX];
 
 static void any_cfg(void)
 {
@@ -118,17 +107,4 @@ void eva_rappor_full_release_w(void)
     eva_unknown(&rw, sizeof rw);
     (void)fxdp_rappor_full_release_w(eva_rng_or_null(), EVA_OR_NULL(&cfg), EVA_OR_NULL(block), EVA_OR_NULL(out),
                                      EVA_OR_NULL(&rw));
-}
-
-void eva_rappor_full_fleet(void)
-{
-    uint32_t m8 = Frama_C_unsigned_int_interval(0u, 7u);
-    /*@ split m8; */
-    any_cfg();
-    vb_part(m8);
-    eva_unknown(seed, sizeof seed);
-    eva_unknown(ids, sizeof ids);
-    eva_unknown(blocks, sizeof blocks);
-    (void)fxdp_rappor_full_fleet(EVA_OR_NULL(&cfg), EVA_OR_NULL(seed), EVA_OR_NULL(ids), EVA_OR_NULL(blocks),
-                                 Frama_C_size_t_interval(0u, FLEET_MAX), EVA_OR_NULL(outs), EVA_OR_NULL(status));
 }
