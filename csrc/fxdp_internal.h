@@ -516,7 +516,7 @@ static inline uint32_t fxdp_i_rom_u32(const uint32_t *p)
 /* Unvalidated samplers (preconditions as the public versions). */
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
-/* fxdp_uniform_below_ct_u32 without checks (n >= 1, r ready): FXDP_OK or FXDP_ERR_ENTROPY; on FXDP_OK
+/* fxdp_uniform_below_ct_u32 without checks (n >= 1, r ready): FXDP_OK or FXDP_ERR_ENTROPY (then *out, *ok partial: scratch); on FXDP_OK
  * *ok = 0xFFFFFFFF if a round accepted (*out the value), 0 if the budget ran out (*out = 0). */
 fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, uint32_t *ok);
 fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);

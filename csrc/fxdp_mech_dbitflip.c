@@ -59,8 +59,9 @@ static void keyed_stream(const fxdp_longitudinal_device *dev, uint32_t word0, ui
  * Membership, choice and sort are branch-free (a full exchange sort).  budget (the _ct form at
  * uniform_version 2, issue 32): every draw is fxdp_i_uniform_below_ct_u32, so the time is the same
  * for every secret; otherwise the rejections of uniform_below, which depend on the secret alone, make
- * it vary. */
-static fxdp_status sample_buckets(const fxdp_dbitflip_cfg *cfg, const fxdp_longitudinal_device *dev, fxdp_rng *p, uint16_t *J,
+ * it vary.  Inlined: as a call, its frame (72 bytes on Cortex-M0+) sat between the release's and the
+ * draw's on the deepest stack path (304 bytes in all, 2026-12-06; 232 inlined). */
+FXDP_I_INLINE fxdp_status sample_buckets(const fxdp_dbitflip_cfg *cfg, const fxdp_longitudinal_device *dev, fxdp_rng *p, uint16_t *J,
                                   int budget)
 {
     uint32_t s = cfg->sampled, idx, m, t = 0, j, ok = 0xFFFFFFFFu, acc = 0;

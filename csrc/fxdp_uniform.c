@@ -68,21 +68,34 @@ fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out)
     return st;
 }
 
+/* w n as hi:lo (fxdp_i_mul32_ct), out of line: inlined in the draw loop below, the limbs of n were
+ * hoisted out of the loop and its frame held them (72 bytes on Cortex-M0+, on the stack path of
+ * every release that draws with the fixed budget; 48 with this call, 2026-12-06). */
+static FXDP_I_OUTLINE uint32_t mul32_hi_ct(uint32_t w, uint32_t n, uint32_t *lo)
+{
+    uint32_t hi;
+
+    fxdp_i_mul32_ct(w, n, &hi, lo);
+    return hi;
+}
+
 /* reference.uniform_below_ct: FXDP_UNIFORM_CT_ROUNDS rounds, each one 32-bit word w, m = w n,
  * accept iff (m mod 2^32) >= t = 2^32 mod n, propose m >> 32; the first accepted proposal is kept
  * with masks.  Every round runs and reads its word: the same instructions and bits whatever the
  * words (t is computed from the public n; the product is fxdp_i_mul32_ct's, no long multiply).
  * Returns FXDP_OK or FXDP_ERR_ENTROPY (FXDP_ERR_PARAM for n = 0, which no caller passes); *ok = all ones if a round accepted, else 0 (probability
  * (t/2^32)^R, n alone decides), so a mechanism folds the verdicts of all its draws with & and
- * branches once, at the end (the budget's failure is public: the release fails). */
+ * branches once, at the end (the budget's failure is public: the release fails).
+ * *out and *ok are the caller's scratch, accumulated in place (no local copies: a smaller frame):
+ * after a failure they hold partial values, which every caller discards. */
 fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, uint32_t *ok)
 {
-    uint32_t t, v = 0u, done = 0u, w, hi, lo, take;
+    uint32_t t, w, hi, lo, take;
     unsigned i;
 
+    *out = 0u;
+    *ok = 0u;
     if (n == 0u) {                          /* callers pass n >= 1; n is public, not a secret branch */
-        *out = 0u;
-        *ok = 0u;
         return FXDP_ERR_PARAM;
     }
     t = (0u - n) % n;
@@ -91,13 +104,11 @@ fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, 
         if (fxdp_i_take_bits(r, 32u, &w) != FXDP_OK) {
             return FXDP_ERR_ENTROPY;
         }
-        fxdp_i_mul32_ct(w, n, &hi, &lo);
-        take = (0u - (1u ^ fxdp_i_ct_gt32(t, lo))) & ~done;   /* lo >= t, and no earlier round */
-        v |= hi & take;
-        done |= take;
+        hi = mul32_hi_ct(w, n, &lo);
+        take = (0u - (1u ^ fxdp_i_ct_gt32(t, lo))) & ~*ok;   /* lo >= t, and no earlier round */
+        *out |= hi & take;
+        *ok |= take;
     }
-    *out = v;
-    *ok = done;
     return FXDP_OK;
 }
 
