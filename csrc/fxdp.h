@@ -280,6 +280,15 @@ fxdp_status fxdp_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 /* *out = 1 with probability a/2^k (k <= 63, a <= 2^k); constant time: exactly k bits, x < a compared branch-free. */
 fxdp_status fxdp_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
+/* Lanes of one fxdp_bernoulli_block draw (one 32-bit word). */
+#define FXDP_BLOCK_MAX_LANES 32u
+/* *out bit lanes-1-l = lane l ~ Bernoulli(a/2^k), a = a_one if mask bit lanes-1-l else a_zero (1 <= lanes <= 32,
+ * k <= 63, a_one, a_zero <= 2^k, mask < 2^lanes); bit-sliced, lazy: bits(lanes) per plane until all decided. */
+fxdp_status fxdp_bernoulli_block(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                 uint32_t mask, uint32_t *out);
+/* As fxdp_bernoulli_block, constant time: exactly k planes (k * lanes bits), the mask used only in and/or. */
+fxdp_status fxdp_bernoulli_block_ct(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                    uint32_t mask, uint32_t *out);
 /* *out = 1 with probability n/d (d >= 1, n <= d); lazy digit-by-digit comparison, 2 bits on average. */
 fxdp_status fxdp_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
 /* *out = 1 with probability exp(-n/d) (d >= 1), CKS 2020 Alg. 1; FXDP_ERR_RANGE if d*K overflows (p < 1/2^32!). */

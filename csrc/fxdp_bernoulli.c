@@ -1,6 +1,6 @@
 /*
  * fxdp_bernoulli.c -- exact Bernoulli samplers: a/2^k (lazy and constant
- * time), n/d, exp(-n/d).  Bits as in reference.py, read one at a time from
+ * time, one draw or a block of up to 32 bit-sliced lanes), n/d, exp(-n/d).  Bits as in reference.py, read one at a time from
  * the rng buffer (fxdp_i_bit) in the lazy forms.
  */
 #include "fxdp_internal.h"
@@ -47,6 +47,50 @@ fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint
         return FXDP_ERR_ENTROPY;            /* the high part stays consumed, as the reference */
     }
     *out = (uint8_t)fxdp_i_ct_lt64(((uint64_t)hi << 32) | lo, a);
+    return FXDP_OK;
+}
+
+/* lanes if bit01 is 1, 0 if it is 0: a mask, no branch. */
+static uint32_t block_sel(uint64_t bit01, uint32_t lanes)
+{
+    return (0u - (uint32_t)bit01) & lanes;
+}
+
+/* reference.bernoulli_block (ct = 0) and bernoulli_block_ct (ct = 1): lane l is bit lanes-1-l;
+ * a lane with mask bit 1 draws Bernoulli(a_one/2^k), else Bernoulli(a_zero/2^k); plane i reads
+ * bits(lanes), each lane's next digit, and a lane is decided at its first digit unequal to its
+ * threshold's.  The lazy form stops when every lane is decided (a lane with no 1 digit left in its
+ * threshold is decided 0); the constant-time form reads all k planes and touches the mask only
+ * with and/or, so its instructions and bits do not depend on the mask (the secret) or the digits.
+ * Preconditions: 1 <= lanes <= 32, k <= 63, a_one, a_zero <= 2^k, mask < 2^lanes. */
+fxdp_status fxdp_i_bernoulli_block(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                   uint32_t mask, uint32_t *out, int ct)
+{
+    uint32_t full = (uint32_t)((UINT64_C(1) << lanes) - 1u), one = mask & full, zero = full & ~mask;
+    uint32_t result = block_sel(a_one >> k, one) | block_sel(a_zero >> k, zero);   /* a = 2^k: 1 */
+    uint32_t und = full & ~result, w = 0, a;
+    /* the thresholds' k digits left-aligned, the next plane's digit on top: a shift by one per plane
+     * (a variable 64-bit shift per plane is a libgcc call on a 32-bit MCU) */
+    uint64_t d1 = k == 0u ? 0u : a_one << (64u - k), d0 = k == 0u ? 0u : a_zero << (64u - k);
+    unsigned i;
+
+    for (i = 0; i < k; i++) {
+        if (!ct) {
+            und &= block_sel(d1 != 0u, one) | block_sel(d0 != 0u, zero);   /* a 1 digit left, or 0 */
+            if (und == 0u) {
+                break;
+            }
+        }
+        if (fxdp_i_take_bits(r, lanes, &w) != FXDP_OK) {
+            return FXDP_ERR_ENTROPY;                          /* the planes read stay consumed */
+        }
+        a = block_sel(d1 >> 63, one) | block_sel(d0 >> 63, zero);
+        d1 <<= 1;
+        d0 <<= 1;
+        result |= und & ~w & a;                               /* u = 0 < a = 1: U < a, 1 */
+        und &= ~(w ^ a);                                      /* equal digits: undecided */
+    }
+    *out = result;
     return FXDP_OK;
 }
 
@@ -183,6 +227,38 @@ fxdp_status fxdp_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_
         *out = v;
     }
     return st;
+}
+
+static fxdp_status block_public(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                uint32_t mask, uint32_t *out, int ct)
+{
+    uint32_t v = 0;
+    fxdp_status st;
+
+    if (r == NULL || out == NULL || lanes < 1u || lanes > FXDP_BLOCK_MAX_LANES || k > 63u ||
+        a_one > (UINT64_C(1) << k) || a_zero > (UINT64_C(1) << k) || ((uint64_t)mask >> lanes) != 0u) {
+        return FXDP_ERR_PARAM;
+    }
+    st = fxdp_i_ready(r);
+    if (st == FXDP_OK) {
+        st = fxdp_i_bernoulli_block(r, lanes, a_one, a_zero, k, mask, &v, ct);
+    }
+    if (st == FXDP_OK) {
+        *out = v;
+    }
+    return st;
+}
+
+fxdp_status fxdp_bernoulli_block(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                 uint32_t mask, uint32_t *out)
+{
+    return block_public(r, lanes, a_one, a_zero, k, mask, out, 0);
+}
+
+fxdp_status fxdp_bernoulli_block_ct(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                    uint32_t mask, uint32_t *out)
+{
+    return block_public(r, lanes, a_one, a_zero, k, mask, out, 1);
 }
 
 fxdp_status fxdp_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out)

@@ -519,6 +519,9 @@ fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);
 /* fxdp_uniform_below_ct_u32 without checks (n >= 1, r ready): FXDP_OK or FXDP_ERR_ENTROPY (then *out, *ok partial: scratch); on FXDP_OK
  * *ok = 0xFFFFFFFF if a round accepted (*out the value), 0 if the budget ran out (*out = 0). */
 fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, uint32_t *ok);
+/* fxdp_bernoulli_block (ct = 0) or _ct (ct = 1) without checks (parameters valid, r ready). */
+fxdp_status fxdp_i_bernoulli_block(fxdp_rng *r, unsigned lanes, uint64_t a_one, uint64_t a_zero, unsigned k,
+                                   uint32_t mask, uint32_t *out, int ct);
 fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 

@@ -51,7 +51,7 @@ __all__ = [
     "ffi", "lib", "load", "cache_dir", "state_words_needed", "new_state_array",
     "new_rng_seeded", "new_rng_keyed", "new_rng_replay", "new_rng_hook", "new_rng_drbg", "new_health", "new_rng_drbg_health",
     "rng_from_state_array", "state_words", "bits_used",
-    "bits", "bits64", "uniform_below", "uniform_below_u32", "uniform_below_ct", "bernoulli_dyadic", "bernoulli_dyadic_ct",
+    "bits", "bits64", "uniform_below", "uniform_below_u32", "uniform_below_ct", "bernoulli_dyadic", "bernoulli_dyadic_ct", "bernoulli_block",
     "bernoulli_rational", "bernoulli_exp", "discrete_laplace", "discrete_laplace_censored",
     "table_sample_ct",
 ]
@@ -386,6 +386,26 @@ def bernoulli_dyadic(rng, a, k, count, constant_time=False):
 def bernoulli_dyadic_ct(rng, a, k, count):
     """Constant-time form of bernoulli_dyadic (exactly k bits per draw)."""
     return bernoulli_dyadic(rng, a, k, count, constant_time=True)
+
+
+def bernoulli_block(rng, lanes, a_one, a_zero, k, masks, constant_time=False):
+    """One fxdp_bernoulli_block(_ct) draw per mask, in order -> uint32 array: bit lanes-1-l of a word is
+    lane l ~ Bernoulli(a/2^k), a = a_one where that mask bit is 1, else a_zero.  lanes in [1, 32],
+    k in [0, 63], a_one and a_zero in [0, 2^k], each mask in [0, 2^lanes)."""
+    mod = load()
+    lanes = _check_int("lanes", lanes, 1, 32)
+    k = _check_int("k", k, 0, 63)
+    a_one = _check_int("a_one", a_one, 0, 1 << k)
+    a_zero = _check_int("a_zero", a_zero, 0, 1 << k)
+    masks = [_check_int("mask", m, 0, (1 << lanes) - 1) for m in masks]
+    fn = mod.lib.fxdp_bernoulli_block_ct if constant_time else mod.lib.fxdp_bernoulli_block
+    out = np.empty(len(masks), np.uint32)
+    word = mod.ffi.new("uint32_t *")
+    for i, m in enumerate(masks):
+        st = fn(rng, lanes, a_one, a_zero, k, m, word)
+        raise_for_status(st, "fxdp_bernoulli_block" + ("_ct" if constant_time else ""))
+        out[i] = word[0]
+    return out
 
 
 def bernoulli_rational(rng, n, d, count):

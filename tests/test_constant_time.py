@@ -3,7 +3,8 @@
 tests/c/ct_harness.c calls a sampler once per measurement between
 CALLGRIND_TOGGLE_COLLECT client requests and dumps the counts after each
 call (valgrind --collect-atstart=no), so one valgrind run measures every
-combination.  For fxdp_bernoulli_dyadic_ct, fxdp_table_sample_ct and
+combination.  For fxdp_bernoulli_dyadic_ct, fxdp_table_sample_ct,
+fxdp_bernoulli_block_ct (secret: the lanes' mask) and
 fxdp_uniform_below_ct_u32 (whose secret is the stream alone) the count
 must be identical across >= 100 combinations of secret input (a, or the
 table contents) and stream (seed), for each public shape (k, table length,
@@ -65,6 +66,16 @@ def _combos():
     for j in range(16):
         lines.append(f"V {2**31 + 1:x} 0 0 {seed():x}")
         groups.append(("uniform_lazy", 2**31 + 1, 0))
+    for k in (0, 1, 7, 20, 33, 63):     # 32 lanes, thresholds from k (public); the mask is the secret
+        for pre in (0, 13):
+            fixed = [0, 0xFFFFFFFF, 1, 0x80000000]
+            for j in range(10):
+                mask = fixed[j] if j < len(fixed) else rnd.getrandbits(32)
+                lines.append(f"B {mask:x} {k} {pre} {seed():x}")
+                groups.append(("block_ct", k, pre))
+    for j in range(16):
+        lines.append(f"C {rnd.getrandbits(32):x} 20 0 {seed():x}")
+        groups.append(("block_lazy", 20, 0))
     return lines, groups
 
 
@@ -95,12 +106,12 @@ def _by_group(groups, counts, kind):
 
 
 @pytest.mark.parametrize("opt", OPT_LEVELS)
-@pytest.mark.parametrize("kind", ["dyadic_ct", "table_ct", "uniform_ct"])
+@pytest.mark.parametrize("kind", ["dyadic_ct", "table_ct", "uniform_ct", "block_ct"])
 def test_constant_time_instruction_counts(measurements, opt, kind):
     groups, results = measurements
     by = _by_group(groups, results[opt], kind)
     n_combos = sum(1 for g in groups if g[0] == kind)
-    assert n_combos >= (100 if kind == "uniform_ct" else 80)
+    assert n_combos >= (100 if kind in ("uniform_ct", "block_ct") else 80)
     assert sum(len(v) for v in by.values()) >= 160
     for shape, counts in by.items():
         assert min(counts) > 0
@@ -122,6 +133,16 @@ def test_rejection_uniform_is_not_constant_time(measurements, opt):
     budgeted fxdp_uniform_below_ct_u32 does not (test_constant_time_instruction_counts)."""
     groups, results = measurements
     by = _by_group(groups, results[opt], "uniform_lazy")
+    counts = [c for v in by.values() for c in v]
+    assert len(set(counts)) > 1
+
+
+@pytest.mark.parametrize("opt", OPT_LEVELS)
+def test_lazy_block_is_not_constant_time(measurements, opt):
+    """The lazy bernoulli_block stops when every lane is decided: its count varies with the stream and
+    the mask; fxdp_bernoulli_block_ct's does not (test_constant_time_instruction_counts)."""
+    groups, results = measurements
+    by = _by_group(groups, results[opt], "block_lazy")
     counts = [c for v in by.values() for c in v]
     assert len(set(counts)) > 1
 

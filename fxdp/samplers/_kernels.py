@@ -130,6 +130,7 @@ from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY,
 from ._nb_drivers import FLEET_CHUNK, _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet
 from ._nb_lanes import (LANES, _Z32, compile_stream_core, fast_bits_used, lane_blocks, restart_device,
                         seed_device, seed_lane, start_device_fast)
+from ._nb_block import BLOCK_MAX_LANES, bernoulli_block, bernoulli_block_ct, fill_bernoulli_block
 from ._nb_uniform import (_bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform,
                           _rd_dyadic, _rd_dyadic_ct, _ok_uniform_ct, _rd_dyadic_odd, _rd_rational, _rd_table,
                           _rd_uniform_below, _rd_uniform_below_ct, _rd_uniform_below_wide, UNIFORM_CT_ROUNDS,

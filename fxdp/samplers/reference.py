@@ -100,6 +100,70 @@ def bernoulli_dyadic_ct(src, a, k):
     return src.bits64(k) < a
 
 
+BLOCK_MAX_LANES = 32      # lanes of one bernoulli_block (csrc FXDP_BLOCK_MAX_LANES): one 32-bit word
+
+
+def _block_planes(lanes, a_one, a_zero, k, mask):
+    """(one, zero, full, result, undecided): the lanes of each threshold as bit masks (lane l is bit
+    lanes - 1 - l), and the lanes a threshold of 2^k decides before any bit is read."""
+    full = (1 << lanes) - 1
+    one, zero = mask & full, full & ~mask
+    result = (one if a_one == 1 << k else 0) | (zero if a_zero == 1 << k else 0)
+    return one, zero, full, result, full & ~result
+
+
+def _block_plane(one, zero, a_one, a_zero, bit):
+    """The lanes whose threshold has a 1 at binary digit `bit`."""
+    return (one if (a_one >> bit) & 1 else 0) | (zero if (a_zero >> bit) & 1 else 0)
+
+
+def bernoulli_block(src, lanes, a_one, a_zero, k, mask):
+    """`lanes` independent Bernoulli draws at once, bit-sliced (lazy).  lanes in [1, 32], k in [0, 63],
+    a_one and a_zero in [0, 2^k], mask in [0, 2^lanes).
+
+    Lane l (l = 0..lanes-1) is bit lanes-1-l of the mask and of the result: it is 1 with probability
+    a_l / 2^k exactly, a_l = a_one if the lane's mask bit is 1, else a_zero.  Each lane compares its
+    own uniform U_l = 0.u1 u2 ... with a_l / 2^k digit by digit, as ``bernoulli_dyadic`` does, but all
+    lanes read their digit of a plane together: plane i is one ``bits(lanes)`` read (lane l's digit
+    u_(i+1) is bit lanes-1-l of it).  A lane is decided at its first digit that differs from its
+    threshold's (U_l < a_l / 2^k iff that threshold digit is 1), or, before a plane, when its threshold
+    has no 1 digit left (then U_l >= a_l / 2^k: 0); a threshold of 0 or 2^k decides before any read.
+
+    Bits: `lanes` per plane, for planes 1, 2, ... while some lane is undecided, i.e. as many planes as
+    the slowest lane needs, at most k - (trailing zero digits of a) for the thresholds in use (the
+    digits ``bernoulli_dyadic`` reads at most).  With lanes = 1 these are exactly the bits of
+    ``bernoulli_dyadic(a, k)`` (a the lane's threshold).  Lanes are independent: each outcome is a
+    function of its own digits, and the digits of different lanes are different bits of the stream.
+    NOT constant time: the number of planes depends on the digits and on the mask.
+    """
+    one, zero, _, result, und = _block_planes(lanes, a_one, a_zero, k, mask)
+    for i in range(k):
+        bit = k - 1 - i
+        live = (one if a_one & ((2 << bit) - 1) else 0) | (zero if a_zero & ((2 << bit) - 1) else 0)
+        und &= live                         # no 1 digit left at or below this plane: U >= a, 0
+        if und == 0:
+            break
+        w = src.bits(lanes)
+        a = _block_plane(one, zero, a_one, a_zero, bit)
+        result |= und & ~w & a              # first difference, u = 0 < a = 1: U < a
+        und &= ~(w ^ a)                     # equal digits: still undecided
+    return result
+
+
+def bernoulli_block_ct(src, lanes, a_one, a_zero, k, mask):
+    """``bernoulli_block``'s distribution in constant time: always exactly k planes (k * lanes bits),
+    whatever the digits and the mask.  With lanes = 1 these are the bits of ``bernoulli_dyadic_ct``.
+    The C version selects every plane with masks: no branch on the mask or on a digit."""
+    one, zero, _, result, und = _block_planes(lanes, a_one, a_zero, k, mask)
+    for i in range(k):
+        bit = k - 1 - i
+        w = src.bits(lanes)
+        a = _block_plane(one, zero, a_one, a_zero, bit)
+        result |= und & ~w & a
+        und &= ~(w ^ a)
+    return result
+
+
 def bernoulli_rational(src, n, d):
     """True with probability n / d exactly.  d in [1, 2^64 - 1], n in [0, d].
 

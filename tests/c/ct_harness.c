@@ -73,6 +73,10 @@ int main(void)
                 st = fxdp_uniform_below_ct_u32(&r, (uint32_t)a, &idx);
             } else if (kind == 'V') {
                 st = fxdp_uniform_below_u32(&r, (uint32_t)a, &idx);
+            } else if (kind == 'B' || kind == 'C') {   /* a: the lanes' mask (secret); thresholds from k */
+                uint64_t a_one = k == 0u ? 1u : ((UINT64_C(1) << k) >> 1) | 1u, a_zero = k == 0u ? 0u : 1u;
+                st = (kind == 'B' ? fxdp_bernoulli_block_ct : fxdp_bernoulli_block)(&r, 32u, a_one, a_zero, k,
+                                                                                   (uint32_t)a, &idx);
             } else {
                 st = fxdp_table_sample_ct(&r, table, (uint32_t)n, k, &idx);
             }

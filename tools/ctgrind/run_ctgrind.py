@@ -15,8 +15,8 @@ Outputs are declassified after the call (they are the release); the status must 
 is branched on by the driver: a status that depends on a secret is a report).
 
 Entries:
-  * samplers (tools/ctgrind/samplers.c): bernoulli_dyadic_ct, table_sample_ct, and the lazy
-    bernoulli_dyadic and uniform_below_u32;
+  * samplers (tools/ctgrind/samplers.c): bernoulli_dyadic_ct, bernoulli_block_ct, table_sample_ct, and the lazy
+    bernoulli_dyadic, bernoulli_block and uniform_below_u32;
   * mechanisms: every export case of tests/export_fake/cases.py with a device form whose
     FXDP_CONFIG_CONSTANT_TIME is 1 (the _ct entry points, full RAPPOR's constant_time form),
     and the lazy forms of the same kinds.  Each is exported for the host (fxdp.export.generate),
@@ -50,8 +50,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CSRC = REPO / "csrc"
 ALLOWED = HERE / "allowed.json"
-SAMPLERS = {"bernoulli_dyadic_ct": True, "table_sample_ct": True, "health_fill": True, "bernoulli_dyadic": False,
-            "uniform_below_u32": False}
+SAMPLERS = {"bernoulli_dyadic_ct": True, "bernoulli_block_ct": True, "table_sample_ct": True, "health_fill": True,
+            "bernoulli_dyadic": False, "bernoulli_block": False, "uniform_below_u32": False}
 SAMPLER_SOURCES = ["fxdp_chacha20.c", "fxdp_rng.c", "fxdp_health.c", "fxdp_uniform.c", "fxdp_bernoulli.c",
                    "fxdp_table.c"]
 CFLAGS = ["-std=c99", "-g", "-O2", "-fno-inline-functions-called-once"]

@@ -1,8 +1,8 @@
 /*
  * samplers.c -- ctgrind driver for the constant-time samplers of csrc/fxdp.h (tools/ctgrind/run_ctgrind.py).
  *
- *   samplers ENTRY      ENTRY: bernoulli_dyadic_ct, table_sample_ct (constant time),
- *                              bernoulli_dyadic, uniform_below_u32 (lazy twins, which must be flagged),
+ *   samplers ENTRY      ENTRY: bernoulli_dyadic_ct, bernoulli_block_ct, table_sample_ct (constant time),
+ *                              bernoulli_dyadic, bernoulli_block, uniform_below_u32 (lazy twins, which must be flagged),
  *                              health_fill (the SP 800-90B tests over secret raw bytes: only the
  *                              verdict of a call may be branched on)
  *
@@ -75,6 +75,11 @@ int main(int argc, char **argv)
         if (strcmp(e, "bernoulli_dyadic_ct") == 0 || strcmp(e, "bernoulli_dyadic") == 0) {
             secret_low_bits(&a, sizeof a, 20u);
             st = e[16] == '_' ? fxdp_bernoulli_dyadic_ct(&r, a, 20u, &b) : fxdp_bernoulli_dyadic(&r, a, 20u, &b);
+        } else if (strcmp(e, "bernoulli_block_ct") == 0 || strcmp(e, "bernoulli_block") == 0) {
+            uint32_t mask = UINT32_C(1) << (i % 32u);            /* the hot lane: the secret */
+            secret_low_bits(&mask, sizeof mask, 32u);
+            st = e[15] == '_' ? fxdp_bernoulli_block_ct(&r, 32u, UINT64_C(1) << 19, a | 1u, 20u, mask, &idx)
+                              : fxdp_bernoulli_block(&r, 32u, UINT64_C(1) << 19, a | 1u, 20u, mask, &idx);
         } else if (strcmp(e, "table_sample_ct") == 0) {
             for (j = 0; j < 7u; j++) {
                 table[j] = (j + 1u) * 1000u + i;

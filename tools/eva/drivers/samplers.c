@@ -118,6 +118,20 @@ void eva_bernoulli_dyadic_ct(void)
     (void)fxdp_bernoulli_dyadic_ct(eva_rng_or_null(), any_u64(), any_unsigned(), EVA_OR_NULL(&out));
 }
 
+void eva_bernoulli_block(void)
+{
+    uint32_t out;
+    (void)fxdp_bernoulli_block(eva_rng_or_null(), any_unsigned(), any_u64(), any_u64(), any_unsigned(), any_u32(),
+                               EVA_OR_NULL(&out));
+}
+
+void eva_bernoulli_block_ct(void)
+{
+    uint32_t out;
+    (void)fxdp_bernoulli_block_ct(eva_rng_or_null(), any_unsigned(), any_u64(), any_u64(), any_unsigned(), any_u32(),
+                                  EVA_OR_NULL(&out));
+}
+
 void eva_bernoulli_rational(void)
 {
     uint8_t out;
