@@ -65,6 +65,9 @@ def _call(sampler, params, tag):
         return "uint64_t o;", f"st = fxdp_uniform_below_u64(&r, {_u64(p[0])}, &o); v = o;"
     if sampler in ("bernoulli_dyadic", "bernoulli_dyadic_ct"):
         return "uint8_t o;", f"st = fxdp_{sampler}(&r, {_u64(p[0])}, {p[1]}u, &o); v = o;"
+    if sampler in ("bernoulli_block", "bernoulli_block_ct"):
+        return "uint32_t o;", (f"st = fxdp_{sampler}(&r, {p[0]}u, {_u64(p[1])}, {_u64(p[2])}, {p[3]}u, "
+                               f"UINT32_C({p[4]}), &o); v = o;")
     if sampler == "bernoulli_rational":
         return "uint8_t o;", f"st = fxdp_bernoulli_rational(&r, {_u64(p[0])}, {_u64(p[1])}, &o); v = o;"
     if sampler == "bernoulli_exp":
@@ -214,4 +217,4 @@ def test_every_sampler_is_covered(vector_runs):
     samplers = {c["sampler"] for _, c in cases}
     assert {"uniform_below", "uniform_below_u64", "bernoulli_dyadic", "bernoulli_dyadic_ct",
             "bernoulli_rational", "bernoulli_exp", "discrete_laplace", "discrete_laplace_censored",
-            "table_sample_ct"} <= samplers
+            "table_sample_ct", "bernoulli_block", "bernoulli_block_ct"} <= samplers

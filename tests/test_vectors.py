@@ -96,6 +96,9 @@ def _c_draw(lib, ffi, rng, case):
     elif name == "uniform_below_ct":
         out = ffi.new("uint32_t *")
         st = lib.fxdp_uniform_below_ct_u32(rng, p[0], out)
+    elif name.startswith("bernoulli_block"):
+        out = ffi.new("uint32_t *")
+        st = getattr(lib, f"fxdp_{name}")(rng, *p, out)
     elif name.startswith("bernoulli"):
         out = ffi.new("uint8_t *")
         st = getattr(lib, f"fxdp_{name}")(rng, *p, out)

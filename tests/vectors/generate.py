@@ -54,6 +54,11 @@ CASES = [
     ("uniform_below_ct", [1]), ("uniform_below_ct", [3]), ("uniform_below_ct", [64]),
     ("uniform_below_ct", [1000]), ("uniform_below_ct", [1021]), ("uniform_below_ct", [65535]),
     ("uniform_below_ct", [3 * 2**20 + 1]),
+    # params: lanes, a_one, a_zero, k, mask (issue 33's bit-sliced block; the output is the lanes' word)
+    ("bernoulli_block", [32, 2**31, 1155765068, 32, 1 << 26]), ("bernoulli_block", [1, 5, 0, 3, 1]),
+    ("bernoulli_block", [17, 2**62 + 5, 3, 63, 0x1A2B3]), ("bernoulli_block", [8, 0, 16, 4, 0xF0]),
+    ("bernoulli_block_ct", [32, 2**31, 1155765068, 32, 1 << 26]), ("bernoulli_block_ct", [1, 5, 0, 3, 1]),
+    ("bernoulli_block_ct", [17, 2**62 + 5, 3, 63, 0x1A2B3]), ("bernoulli_block_ct", [8, 0, 16, 4, 0xF0]),
 ]
 
 
