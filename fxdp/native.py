@@ -393,7 +393,7 @@ def bernoulli_block(rng, lanes, a_one, a_zero, k, masks, constant_time=False):
     lane l ~ Bernoulli(a/2^k), a = a_one where that mask bit is 1, else a_zero.  lanes in [1, 32],
     k in [0, 63], a_one and a_zero in [0, 2^k], each mask in [0, 2^lanes)."""
     mod = load()
-    lanes = _check_int("lanes", lanes, 1, 32)
+    lanes = _check_int("lanes", lanes, 1, mod.lib.FXDP_BLOCK_MAX_LANES)
     k = _check_int("k", k, 0, 63)
     a_one = _check_int("a_one", a_one, 0, 1 << k)
     a_zero = _check_int("a_zero", a_zero, 0, 1 << k)

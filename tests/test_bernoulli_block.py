@@ -11,7 +11,7 @@ import pytest
 
 from fxdp import native
 from fxdp.bitsource import ChaCha20Source, ReplaySource
-from fxdp.errors import ERR_ENTROPY, ERR_PARAM, OK
+from fxdp.errors import ERR_ENTROPY, ERR_PARAM, OK, EntropyError
 from fxdp.samplers import _kernels as K
 from fxdp.samplers import _nb_block as NB
 from fxdp.samplers import reference as ref
@@ -227,7 +227,7 @@ def test_null_pointers_and_entropy_failure():
                                  np.uint64(0xF0F0F0F0))
     assert int(s) == ERR_ENTROPY
     src = ReplaySource.from_bits(0x12345678, 32)
-    with pytest.raises(Exception):
+    with pytest.raises(EntropyError):
         ref.bernoulli_block_ct(src, 32, 3, 1 << 19, 20, 0xF0F0F0F0)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import ERR_PARAM, OK, STATUS, _U0, _U1, _U63, _in_range, _ijit, _jit, _load, _rd_bits, _store
+from .reference import BLOCK_MAX_LANES
 
-BLOCK_MAX_LANES = 32
 _UMAXL = np.uint64(BLOCK_MAX_LANES)
 
 

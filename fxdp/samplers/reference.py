@@ -104,12 +104,12 @@ BLOCK_MAX_LANES = 32      # lanes of one bernoulli_block (csrc FXDP_BLOCK_MAX_LA
 
 
 def _block_planes(lanes, a_one, a_zero, k, mask):
-    """(one, zero, full, result, undecided): the lanes of each threshold as bit masks (lane l is bit
+    """(one, zero, result, undecided): the lanes of each threshold as bit masks (lane l is bit
     lanes - 1 - l), and the lanes a threshold of 2^k decides before any bit is read."""
     full = (1 << lanes) - 1
     one, zero = mask & full, full & ~mask
     result = (one if a_one == 1 << k else 0) | (zero if a_zero == 1 << k else 0)
-    return one, zero, full, result, full & ~result
+    return one, zero, result, full & ~result
 
 
 def _block_plane(one, zero, a_one, a_zero, bit):
@@ -136,7 +136,7 @@ def bernoulli_block(src, lanes, a_one, a_zero, k, mask):
     function of its own digits, and the digits of different lanes are different bits of the stream.
     NOT constant time: the number of planes depends on the digits and on the mask.
     """
-    one, zero, _, result, und = _block_planes(lanes, a_one, a_zero, k, mask)
+    one, zero, result, und = _block_planes(lanes, a_one, a_zero, k, mask)
     for i in range(k):
         bit = k - 1 - i
         live = (one if a_one & ((2 << bit) - 1) else 0) | (zero if a_zero & ((2 << bit) - 1) else 0)
@@ -154,7 +154,7 @@ def bernoulli_block_ct(src, lanes, a_one, a_zero, k, mask):
     """``bernoulli_block``'s distribution in constant time: always exactly k planes (k * lanes bits),
     whatever the digits and the mask.  With lanes = 1 these are the bits of ``bernoulli_dyadic_ct``.
     The C version selects every plane with masks: no branch on the mask or on a digit."""
-    one, zero, _, result, und = _block_planes(lanes, a_one, a_zero, k, mask)
+    one, zero, result, und = _block_planes(lanes, a_one, a_zero, k, mask)
     for i in range(k):
         bit = k - 1 - i
         w = src.bits(lanes)
