@@ -105,10 +105,11 @@ class UnaryEncoding(ItemOracle):
 
     # --- fleet kernel
     def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ...samplers._nb_run import dyadic_run_table
         from ._kernels_unary_encoding import fleet_unary_encoding
         out = np.zeros((x.shape[0], self.d), dtype=np.uint8)
         fleet_unary_encoding(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits),
-                             bool(self.constant_time), x, out, status, bits)
+                             bool(self.constant_time), x, out, status, bits, dyadic_run_table(self.a_q, self.bits))
         return out
 
     def simulate_support(self, values, seed, device_ids=None, first_block=None):
@@ -117,8 +118,10 @@ class UnaryEncoding(ItemOracle):
         sums accumulated per worker in O(d) memory each; for large n d, e.g. the variance table at
         d = 65536).  Raises as ``simulate`` does (nothing returned) if any device fails."""
         from .._fleet import support_counts
+        from ...samplers._nb_run import dyadic_run_table
         from ._kernels_unary_encoding import CHUNK, fleet_unary_encoding_counts
-        params = (np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits), bool(self.constant_time))
+        params = (np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits), bool(self.constant_time),
+                  dyadic_run_table(self.a_q, self.bits))
         counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
                                    fleet_unary_encoding_counts, params)
         return Support(counts, n, self.p, self.q)
