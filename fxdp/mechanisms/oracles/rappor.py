@@ -112,10 +112,11 @@ class Rappor(Mechanism):
         return x
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ...samplers._nb_run import dyadic_run_table
         from ._kernels_rappor import fleet_rappor
         out = np.zeros((x.shape[0], self.k), dtype=np.uint8)
         fleet_rappor(key, ids, first_block, np.uint64(self.a), np.uint64(self.bits), bool(self.constant_time),
-                     x, out, status, bits)
+                     x, out, status, bits, dyadic_run_table(self.a, self.bits))
         return out
 
     # --- estimation
