@@ -1,5 +1,6 @@
 """The multi-lane ChaCha20 of the fleet kernels (fxdp/samplers/_nb_lanes.py) against the scalar
 block function and the RFC 8439 vector, and the lane-seeded device state against the scalar one."""
+import numba
 import numpy as np
 import pytest
 
@@ -11,7 +12,7 @@ from fxdp.mechanisms import _fleet
 from fxdp.samplers import _kernels as K
 from fxdp.samplers import _nb_core as C
 from fxdp.samplers import reference as ref
-from fxdp.samplers._nb_lanes import LANES, lane_blocks, seed_lane
+from fxdp.samplers._nb_lanes import LANES, ahead_blocks, lane_blocks, seed_device_ahead, seed_lane
 
 
 def _scalar(key, dev, counter, stream):
@@ -102,6 +103,61 @@ def test_seed_lane_is_the_scalar_state_after_its_first_refill(first_block):
             assert C._fetch(lane) == C._fetch(scalar)
             assert C.bits_used_nb(lane) == C.bits_used_nb(scalar)
         assert (lane == scalar).all()
+
+
+@numba.njit   # no cache: a cached caller keeps an inlined callee's old code
+def _ahead_chunk(key, ids, lo, hi, first_block, nb, words, out, pos, status):
+    """Devices lo..hi-1 seeded by seed_device_ahead with nb blocks ahead, `words` words fetched from
+    each (out[i]), then the bits used and status."""
+    state = np.empty(C.STATE_WORDS + 16 * nb, dtype=np.uint32)
+    lanes = np.empty((16, LANES), dtype=np.uint32)
+    ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
+    for i in range(lo, hi):
+        seed_device_ahead(state, lanes, ahead, key, ids, i, lo, hi, first_block, 0)
+        for w in range(words):
+            st, v = C._fetch(state)
+            out[i, w] = v if st == 0 else np.uint64(1 << 40)
+        pos[i] = C.bits_used_nb(state)
+        status[i] = state[C.STATUS]
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("first_block", [0, 7, 0xFFFFFFFB, 0xFFFFFFFF])
+def test_blocks_computed_ahead_are_the_blocks_the_scalar_stream_serves(version, first_block):
+    """seed_device_ahead: nb later blocks of every device computed across the lanes (version 2 chains
+    the keys of fast key erasure lane by lane) and served by _refill, then its own blocks: the same
+    words, bits used and status as the keyed state the scalar path refills, for devices across two
+    lane groups, nb from 0 to past the words read, and a stream that runs into counter 0xFFFFFFFF."""
+    key = C.seed_key_words(Seed(0x1234_5678_9ABC_DEF0_1357_9BDF, stream_version=version))
+    ids = np.array([3, 2**63 + 11, 2**40] + list(range(100, 100 + LANES)), dtype=np.uint64)
+    n, words = ids.shape[0], 70              # 70 words: 9 blocks of version 2, 5 of version 1
+    want = np.zeros((n, words), np.uint64)
+    for i in range(n):
+        st = C._device_state(key, ids[i], 0)
+        st[C.COUNTER] = first_block
+        for w in range(words):
+            s, v = C._fetch(st)
+            want[i, w] = v if s == 0 else 1 << 40
+        want_pos, want_status = C.bits_used_nb(st), int(st[C.STATUS])
+        if i == 0:
+            first = (want_pos, want_status)
+    for nb in (0, 1, 3, 20):
+        out = np.zeros((n, words), np.uint64)
+        pos = np.zeros(n, np.int64)
+        status = np.zeros(n, np.uint32)
+        _ahead_chunk(key, ids, 0, n, first_block, nb, words, out, pos, status)
+        assert (out == want).all(), nb
+        assert (int(pos[-1]), int(status[-1])) == (want_pos, want_status)
+        assert (int(pos[0]), int(status[0])) == first
+    assert (want[:, -1] == 1 << 40).all() == (first_block >= 0xFFFFFFFB)
+
+
+def test_ahead_blocks_cover_the_expected_bits():
+    v1 = C.seed_key_words(Seed(5, stream_version=1))
+    v2 = C.seed_key_words(Seed(5, stream_version=2))
+    assert ahead_blocks(0, v2) == 0 and ahead_blocks(256, v2) == 1
+    assert ahead_blocks(2048, v2) == 9 and ahead_blocks(2048, v1) == 4
+    assert ahead_blocks(10**9, v2) == 128
 
 
 def _reference_release(m, src, x):

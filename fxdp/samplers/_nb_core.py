@@ -37,6 +37,14 @@ MODE_CHACHA = 0
 MODE_REPLAY = 1
 MODE_HOOK = 2
 MODE_CHACHA_FKE = 3     # stream version 2: fast key erasure (docs/bitstream.md)
+# Numba fleets only (fxdp.samplers._nb_lanes.seed_device_ahead): MODE_CHACHA / MODE_CHACHA_FKE whose
+# next AHEAD_LEFT blocks were computed in advance, many devices at once, and stored after the
+# state's STATE_WORDS words (block j at STATE_WORDS + 16 j, from AHEAD_NEXT on).  _refill serves
+# them instead of computing them, leaving every other word as it would; then the mode is the plain one.
+MODE_CHACHA_AHEAD = 4
+MODE_CHACHA_FKE_AHEAD = 5
+AHEAD_LEFT = 34
+AHEAD_NEXT = 35
 
 # status codes (fxdp.errors), as int64 so every return path has one type
 OK = np.int64(0)
@@ -210,7 +218,7 @@ def bits_used(state):
     s = [int(x) for x in state[:SHARED_WORDS]]
     if s[MODE] == MODE_REPLAY:
         return s[WORD_POS] * 32 - s[BITCOUNT]
-    if s[MODE] == MODE_CHACHA_FKE:
+    if s[MODE] in (MODE_CHACHA_FKE, MODE_CHACHA_FKE_AHEAD):
         return s[COUNTER] * 256 - (16 - s[WORD_POS]) * 32 - s[BITCOUNT]
     return s[COUNTER] * 512 - (s[BLOCK_LEN] - s[WORD_POS]) * 32 - s[BITCOUNT]
 
@@ -347,21 +355,36 @@ def _refill(state):
     """Load the next block into state.block -> status.  Keyed modes only, and
     never for counter 0xFFFFFFFF; otherwise the sticky ERR_ENTROPY is set.
     Version 2 (MODE_CHACHA_FKE): words 0..7 become the key and are not served
-    (word_pos = 8)."""
+    (word_pos = 8).  The ahead modes serve the next precomputed block (the
+    same block: only where it comes from differs)."""
     mode = state[MODE]
-    if (mode != MODE_CHACHA and mode != MODE_CHACHA_FKE) or state[COUNTER] == LAST_COUNTER:
+    plain = mode
+    if mode == MODE_CHACHA_AHEAD:
+        plain = np.uint32(MODE_CHACHA)
+    elif mode == MODE_CHACHA_FKE_AHEAD:
+        plain = np.uint32(MODE_CHACHA_FKE)
+    if (plain != MODE_CHACHA and plain != MODE_CHACHA_FKE) or state[COUNTER] == LAST_COUNTER:
         state[STATUS] = np.uint32(ERR_ENTROPY)
         return ERR_ENTROPY
     ctr = state[COUNTER]
-    blk = _block_core(np.uint64(state[0]), np.uint64(state[1]), np.uint64(state[2]),
-                      np.uint64(state[3]), np.uint64(state[4]), np.uint64(state[5]),
-                      np.uint64(state[6]), np.uint64(state[7]), np.uint64(ctr),
-                      np.uint64(state[8]), np.uint64(state[9]), np.uint64(state[10]))
-    for i in range(16):
-        state[BLOCK + i] = np.uint32(blk[i])
+    if plain != mode:
+        base = STATE_WORDS + 16 * np.int64(state[AHEAD_NEXT])
+        for i in range(16):
+            state[BLOCK + i] = state[base + i]
+        state[AHEAD_NEXT] = state[AHEAD_NEXT] + np.uint32(1)
+        state[AHEAD_LEFT] = state[AHEAD_LEFT] - np.uint32(1)
+        if state[AHEAD_LEFT] == np.uint32(0):
+            state[MODE] = plain
+    else:
+        blk = _block_core(np.uint64(state[0]), np.uint64(state[1]), np.uint64(state[2]),
+                          np.uint64(state[3]), np.uint64(state[4]), np.uint64(state[5]),
+                          np.uint64(state[6]), np.uint64(state[7]), np.uint64(ctr),
+                          np.uint64(state[8]), np.uint64(state[9]), np.uint64(state[10]))
+        for i in range(16):
+            state[BLOCK + i] = np.uint32(blk[i])
     state[COUNTER] = ctr + np.uint32(1)
     state[BLOCK_LEN] = np.uint32(16)
-    if mode == MODE_CHACHA_FKE:
+    if plain == MODE_CHACHA_FKE:
         for i in range(8):
             state[KEY + i] = state[BLOCK + i]
             state[BLOCK + i] = np.uint32(0)
@@ -439,7 +462,7 @@ def bits_used_nb(state):
     """``bits_used`` inside compiled code (int64)."""
     if state[MODE] == MODE_REPLAY:
         return np.int64(state[WORD_POS]) * 32 - np.int64(state[BITCOUNT])
-    if state[MODE] == MODE_CHACHA_FKE:
+    if state[MODE] == MODE_CHACHA_FKE or state[MODE] == MODE_CHACHA_FKE_AHEAD:
         return (np.int64(state[COUNTER]) * 256 - (16 - np.int64(state[WORD_POS])) * 32
                 - np.int64(state[BITCOUNT]))
     return (np.int64(state[COUNTER]) * 512

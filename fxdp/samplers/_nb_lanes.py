@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA,
+from ._nb_core import (AHEAD_LEFT, AHEAD_NEXT, MODE_CHACHA_AHEAD, MODE_CHACHA_FKE_AHEAD, STATE_WORDS,
+                       BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA,
                        MODE_CHACHA_FKE, MODE_REPLAY, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0, _C1, _C2,
                        _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure, _rotl,
                        prefer_wide_vectors)
@@ -28,31 +29,9 @@ LANES = 32          # devices per lane pass (a module constant: the lane loop is
                     # 64: 7.1e7, 128: 6.7e7 (32 lanes = two 512-bit registers per state word)
 
 
-@_jit
-def lane_blocks(key, device_ids, base, count, counter, stream, x):
-    """x[:, l] = ChaCha20 block `counter` of keyed stream (key, device_ids[base + l], stream) for
-    l < count (lanes count..LANES-1 compute a block of device id 0 and are ignored).
-    key: uint32[8]; device_ids: uint64[n]; x: uint32[16, LANES] (C order).
-
-    The rounds index x through a flat view, y[row * LANES + l]: with LANES a compile-time constant
-    LLVM sees that the sixteen rows are disjoint, so each lane loop needs no run-time alias checks
-    and one base register instead of sixteen row pointers (x[row, l] on the 2-d array measured
-    4.6e7 blocks/s at 32 lanes, the flat view 7.8e7, on one thread here)."""
-    prefer_wide_vectors()
-    y = x.reshape(16 * LANES)
-    k0 = np.uint32(key[0]); k1 = np.uint32(key[1]); k2 = np.uint32(key[2]); k3 = np.uint32(key[3])
-    k4 = np.uint32(key[4]); k5 = np.uint32(key[5]); k6 = np.uint32(key[6]); k7 = np.uint32(key[7])
-    ctr = np.uint32(counter)
-    st = np.uint32(stream)
-    for l in range(LANES):
-        d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
-        y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
-        y[4 * LANES + l] = k0; y[5 * LANES + l] = k1; y[6 * LANES + l] = k2; y[7 * LANES + l] = k3
-        y[8 * LANES + l] = k4; y[9 * LANES + l] = k5; y[10 * LANES + l] = k6; y[11 * LANES + l] = k7
-        y[12 * LANES + l] = ctr
-        y[13 * LANES + l] = np.uint32(d & _M32)
-        y[14 * LANES + l] = np.uint32(d >> _U32)
-        y[15 * LANES + l] = st
+@_ijit
+def _lane_rounds(y):
+    """The 20 rounds of ChaCha20 on LANES states held in the flat view y (y[row * LANES + l])."""
     for _ in range(10):
         for l in range(LANES):
             x0 = y[0 * LANES + l]; x1 = y[1 * LANES + l]; x2 = y[2 * LANES + l]; x3 = y[3 * LANES + l]
@@ -97,6 +76,34 @@ def lane_blocks(key, device_ids, base, count, counter, stream, x):
             y[4 * LANES + l] = x4; y[5 * LANES + l] = x5; y[6 * LANES + l] = x6; y[7 * LANES + l] = x7
             y[8 * LANES + l] = x8; y[9 * LANES + l] = x9; y[10 * LANES + l] = x10; y[11 * LANES + l] = x11
             y[12 * LANES + l] = x12; y[13 * LANES + l] = x13; y[14 * LANES + l] = x14; y[15 * LANES + l] = x15
+
+
+@_jit
+def lane_blocks(key, device_ids, base, count, counter, stream, x):
+    """x[:, l] = ChaCha20 block `counter` of keyed stream (key, device_ids[base + l], stream) for
+    l < count (lanes count..LANES-1 compute a block of device id 0 and are ignored).
+    key: uint32[8]; device_ids: uint64[n]; x: uint32[16, LANES] (C order).
+
+    The rounds index x through a flat view, y[row * LANES + l]: with LANES a compile-time constant
+    LLVM sees that the sixteen rows are disjoint, so each lane loop needs no run-time alias checks
+    and one base register instead of sixteen row pointers (x[row, l] on the 2-d array measured
+    4.6e7 blocks/s at 32 lanes, the flat view 7.8e7, on one thread here)."""
+    prefer_wide_vectors()
+    y = x.reshape(16 * LANES)
+    k0 = np.uint32(key[0]); k1 = np.uint32(key[1]); k2 = np.uint32(key[2]); k3 = np.uint32(key[3])
+    k4 = np.uint32(key[4]); k5 = np.uint32(key[5]); k6 = np.uint32(key[6]); k7 = np.uint32(key[7])
+    ctr = np.uint32(counter)
+    st = np.uint32(stream)
+    for l in range(LANES):
+        d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
+        y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
+        y[4 * LANES + l] = k0; y[5 * LANES + l] = k1; y[6 * LANES + l] = k2; y[7 * LANES + l] = k3
+        y[8 * LANES + l] = k4; y[9 * LANES + l] = k5; y[10 * LANES + l] = k6; y[11 * LANES + l] = k7
+        y[12 * LANES + l] = ctr
+        y[13 * LANES + l] = np.uint32(d & _M32)
+        y[14 * LANES + l] = np.uint32(d >> _U32)
+        y[15 * LANES + l] = st
+    _lane_rounds(y)
     for l in range(LANES):
         d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
         y[0 * LANES + l] = np.uint32(y[0 * LANES + l] + _C0); y[1 * LANES + l] = np.uint32(y[1 * LANES + l] + _C1)
@@ -105,6 +112,38 @@ def lane_blocks(key, device_ids, base, count, counter, stream, x):
         y[6 * LANES + l] = np.uint32(y[6 * LANES + l] + k2); y[7 * LANES + l] = np.uint32(y[7 * LANES + l] + k3)
         y[8 * LANES + l] = np.uint32(y[8 * LANES + l] + k4); y[9 * LANES + l] = np.uint32(y[9 * LANES + l] + k5)
         y[10 * LANES + l] = np.uint32(y[10 * LANES + l] + k6); y[11 * LANES + l] = np.uint32(y[11 * LANES + l] + k7)
+        y[12 * LANES + l] = np.uint32(y[12 * LANES + l] + ctr)
+        y[13 * LANES + l] = np.uint32(y[13 * LANES + l] + np.uint32(d & _M32))
+        y[14 * LANES + l] = np.uint32(y[14 * LANES + l] + np.uint32(d >> _U32))
+        y[15 * LANES + l] = np.uint32(y[15 * LANES + l] + st)
+
+
+@_jit
+def lane_blocks_fke(prev, device_ids, base, count, counter, stream, x):
+    """x[:, l] = ChaCha20 block `counter` of device device_ids[base + l] under version 2's fast key
+    erasure: its key is prev[0:8, l], the words 0..7 of the device's previous block (as _refill
+    takes them), the nonce (device id lo, hi, stream) as in lane_blocks.  prev, x: uint32[16, LANES]."""
+    prefer_wide_vectors()
+    y = x.reshape(16 * LANES)
+    p = prev.reshape(16 * LANES)
+    ctr = np.uint32(counter)
+    st = np.uint32(stream)
+    for l in range(LANES):
+        d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
+        y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
+        for r in range(8):
+            y[(4 + r) * LANES + l] = p[r * LANES + l]
+        y[12 * LANES + l] = ctr
+        y[13 * LANES + l] = np.uint32(d & _M32)
+        y[14 * LANES + l] = np.uint32(d >> _U32)
+        y[15 * LANES + l] = st
+    _lane_rounds(y)
+    for l in range(LANES):
+        d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
+        y[0 * LANES + l] = np.uint32(y[0 * LANES + l] + _C0); y[1 * LANES + l] = np.uint32(y[1 * LANES + l] + _C1)
+        y[2 * LANES + l] = np.uint32(y[2 * LANES + l] + _C2); y[3 * LANES + l] = np.uint32(y[3 * LANES + l] + _C3)
+        for r in range(8):
+            y[(4 + r) * LANES + l] = np.uint32(y[(4 + r) * LANES + l] + p[r * LANES + l])
         y[12 * LANES + l] = np.uint32(y[12 * LANES + l] + ctr)
         y[13 * LANES + l] = np.uint32(y[13 * LANES + l] + np.uint32(d & _M32))
         y[14 * LANES + l] = np.uint32(y[14 * LANES + l] + np.uint32(d >> _U32))
@@ -171,6 +210,43 @@ def seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
     if l == 0:
         lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, stream, lanes)
     seed_lane(state, key, device_ids[i], first_block, stream, lanes, l)
+
+
+def ahead_blocks(expected_bits, key_words, cap=128):
+    """How many blocks after the first a fleet should compute ahead for a release expected to read
+    expected_bits bits (a quarter more, at most cap): version 2 serves 256 bits a block, 1 512."""
+    per = 256 if int(key_words[-1]) == 2 and key_words.shape[0] > 8 else 512
+    return int(min(cap, max(0, -(-int(expected_bits * 5 // 4) // per) - 1)))
+
+
+@_ijit
+def seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, stream):
+    """seed_device, and the device's next ahead.shape[0] blocks served from precomputed lanes
+    (state: uint32[STATE_WORDS + 16 nb], ahead: uint32[nb, 16, LANES]).  At every LANES-th device
+    the next blocks of the next LANES devices are computed, block by block across the lanes
+    (lane_blocks at counters first_block + 1.., or lane_blocks_fke chained from the previous block);
+    the device's state is the one seed_device gives, in the ahead mode of its stream (_refill
+    serves these blocks, then computes the rest), so every draw, status and bit count is unchanged."""
+    nb = ahead.shape[0]
+    l = (i - lo) % LANES
+    if l == 0:
+        cnt = min(hi - i, LANES)
+        lane_blocks(key, device_ids, i, cnt, first_block, stream, lanes)
+        fke = fast_key_erasure(key)
+        for j in range(nb):
+            ctr = np.uint32(np.uint32(first_block) + np.uint32(1 + j))
+            if fke:
+                lane_blocks_fke(lanes if j == 0 else ahead[j - 1], device_ids, i, cnt, ctr, stream, ahead[j])
+            else:
+                lane_blocks(key, device_ids, i, cnt, ctr, stream, ahead[j])
+    seed_lane(state[:STATE_WORDS], key, device_ids[i], first_block, stream, lanes, l)
+    if nb > 0 and np.uint32(first_block) != LAST_COUNTER:
+        for j in range(nb):
+            for w in range(16):
+                state[STATE_WORDS + 16 * j + w] = ahead[j, w, l]
+        state[AHEAD_LEFT] = np.uint32(nb)
+        state[AHEAD_NEXT] = _Z32
+        state[MODE] = np.uint32(MODE_CHACHA_FKE_AHEAD) if fast_key_erasure(key) else np.uint32(MODE_CHACHA_AHEAD)
 
 
 # --------------------------------------------------------------------------

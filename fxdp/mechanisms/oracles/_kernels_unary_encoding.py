@@ -10,9 +10,10 @@ chunk, statuses and bit positions) is that of ``fxdp.mechanisms._kernels_common`
 
 * ``release_unary_encoding(state, a_p, a_q, bits, ct, x, out) -> status``
   (out: uint8[d], written only on success)
-* ``fleet_unary_encoding(key, ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table)``
-  (x: int64[n] items, out: uint8[n, d], table: ``dyadic_run_table(a_q, bits)``)
-* ``fleet_unary_encoding_counts(key, ids, first_block, a_p, a_q, bits, ct, table, x, counts, status)``
+* ``fleet_unary_encoding(key, ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table, nb)``
+  (x: int64[n] items, out: uint8[n, d], table: ``dyadic_run_table(a_q, bits)``, nb: keystream
+  blocks computed ahead across devices, ``fxdp.samplers._nb_lanes.ahead_blocks``)
+* ``fleet_unary_encoding_counts(key, ids, first_block, a_p, a_q, bits, ct, table, nb, x, counts, status)``
   (counts: int64[w, d], zero; the devices of worker row r add their bits to counts[r]: the
   column sums of ``fleet_unary_encoding``'s out over devices with status OK, in O(w d) memory)
 """
@@ -24,8 +25,8 @@ import numpy as np
 from ...samplers import _kernels as K
 from ...samplers._kernels import OK, STATE_WORDS, STATUS, _load, _rd_dyadic, _rd_dyadic_ct, _store
 from ...samplers._nb_run import _rd_dyadic_run, run_table
-from .._kernels_common import CHUNK, _pos, _seed_dev_lanes
-from ...samplers._nb_lanes import LANES
+from .._kernels_common import CHUNK, _pos
+from ...samplers._nb_lanes import LANES, seed_device_ahead
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -76,11 +77,11 @@ def release_unary_encoding(state, a_p, a_q, bits, ct, x, out):
 
 
 @_jit
-def _chunk_ue(state, lanes, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, out, status,
+def _chunk_ue(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, out, status,
               bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
+        seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
         st = _ue_row(state, a_p, a_q, bits, ct, x[i], out[i], table)
         status[i] = np.uint8(st)
         if st != OK:                   # a failed device's row stays zero, as before it was drawn
@@ -90,20 +91,21 @@ def _chunk_ue(state, lanes, table, key, device_ids, lo, hi, first_block, a_p, a_
 
 
 @_pjit
-def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table):
+def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table, nb):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
-        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
         lanes = np.empty((16, LANES), dtype=np.uint32)
-        _chunk_ue(state, lanes, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
+        _chunk_ue(state, lanes, ahead, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, a_q, bits, ct, x, out, status, bits_out)
 
 
 @_jit
-def _chunk_ue_counts(state, lanes, tmp, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, row,
+def _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, row,
                      status):
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
+        seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
         st = _ue_row(state, a_p, a_q, bits, ct, x[i], tmp, table)
         status[i] = np.uint8(st)
         if st == OK:
@@ -112,17 +114,18 @@ def _chunk_ue_counts(state, lanes, tmp, table, key, device_ids, lo, hi, first_bl
 
 
 @_pjit
-def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct, table, x, counts, status):
+def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct, table, nb, x, counts, status):
     # the same device chunks as fleet_unary_encoding (so the same lane groups); worker row r
     # takes chunks r, r + w, r + 2w, ... and is the only writer of counts[r]
     n = device_ids.shape[0]
     nch = (n + CHUNK - 1) // CHUNK
     w = counts.shape[0]
     for r in numba.prange(w):
-        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
         lanes = np.empty((16, LANES), dtype=np.uint32)
+        ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
         tmp = np.empty(counts.shape[1], dtype=np.uint8)
         for ch in range(r, nch, w):
-            _chunk_ue_counts(state, lanes, tmp, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
+            _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
                              first_block,
                              a_p, a_q, bits, ct, x, counts[r], status)

@@ -109,19 +109,26 @@ class UnaryEncoding(ItemOracle):
         from ._kernels_unary_encoding import fleet_unary_encoding
         out = np.zeros((x.shape[0], self.d), dtype=np.uint8)
         fleet_unary_encoding(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits),
-                             bool(self.constant_time), x, out, status, bits, dyadic_run_table(self.a_q, self.bits))
+                             bool(self.constant_time), x, out, status, bits, dyadic_run_table(self.a_q, self.bits),
+                             self._ahead(key))
         return out
+
+    def _ahead(self, key):
+        """Keystream blocks a fleet device computes ahead (with the other devices of its lane group):
+        about what one report reads, d * bits constant time, 2 bits an item lazily."""
+        from ...samplers._nb_lanes import ahead_blocks
+        return ahead_blocks(self.d * (self.bits if self.constant_time else 2), key)
 
     def simulate_support(self, values, seed, device_ids=None, first_block=None):
         """The support of ``simulate``'s reports without the n x d matrix: equal to
         ``frequency_support(simulate(values, seed, device_ids))`` (same kernel, same bits, column
         sums accumulated per worker in O(d) memory each; for large n d, e.g. the variance table at
         d = 65536).  Raises as ``simulate`` does (nothing returned) if any device fails."""
-        from .._fleet import support_counts
+        from .._fleet import check_seed, support_counts
         from ...samplers._nb_run import dyadic_run_table
         from ._kernels_unary_encoding import CHUNK, fleet_unary_encoding_counts
         params = (np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits), bool(self.constant_time),
-                  dyadic_run_table(self.a_q, self.bits))
+                  dyadic_run_table(self.a_q, self.bits), self._ahead(check_seed(seed)))
         counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
                                    fleet_unary_encoding_counts, params)
         return Support(counts, n, self.p, self.q)
