@@ -14,9 +14,9 @@ from pathlib import Path
 import numba
 
 from fxdp.samplers import _kernels as K
-from fxdp.samplers import _nb_core, _nb_drivers, _nb_lanes, _nb_laplace, _nb_uniform
+from fxdp.samplers import _nb_core, _nb_drivers, _nb_lanes, _nb_laplace, _nb_run, _nb_uniform
 
-FAMILIES = (_nb_core, _nb_drivers, _nb_lanes, _nb_uniform, _nb_laplace)
+FAMILIES = (_nb_core, _nb_drivers, _nb_lanes, _nb_uniform, _nb_laplace, _nb_run)
 ROOT = Path(K.__file__).parents[2]
 
 

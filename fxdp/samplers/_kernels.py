@@ -118,7 +118,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros  # noqa: F401
 
 from ..bitsource import derive_key_nonce  # noqa: F401
-from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY, ERR_PARAM, ERR_RANGE, KEY,
+from ._nb_core import (AHEAD_LEFT, AHEAD_NEXT, MODE_CHACHA_AHEAD, MODE_CHACHA_FKE_AHEAD,
+                       BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY, ERR_PARAM, ERR_RANGE, KEY,
                        LAST_COUNTER, MODE, MODE_CHACHA, MODE_CHACHA_FKE, MODE_HOOK, MODE_REPLAY, NONCE, OK,
                        SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _C0, _C1, _C2, _C3, _I0, _I1, _I64MAX_U,
                        _M32, _R12, _R16, _R32, _R7, _R8, _U0, _U1, _U32, _U32MAX, _U63, _U64, _U64MAX, _WIDE,
@@ -128,8 +129,10 @@ from ._nb_core import (BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, ERR_ENTROPY,
                        chacha20_block, keyed_state, new_state, prefer_wide_vectors, replay_bits, replay_into,
                        replay_state, seed_key_words, seed_state, status_of)
 from ._nb_drivers import FLEET_CHUNK, _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet
-from ._nb_lanes import (LANES, _Z32, compile_stream_core, fast_bits_used, lane_blocks, restart_device,
-                        seed_device, seed_lane, start_device_fast)
+from ._nb_lanes import (LANES, _Z32, _lane_rounds, ahead_blocks, compile_stream_core, fast_bits_used,
+                        lane_blocks, lane_blocks_fke, restart_device, seed_device, seed_device_ahead, seed_lane,
+                        start_device_fast)
+from ._nb_run import _FF, _U8, _rd_dyadic_run, _fill_run_table, dyadic_run_table, run_table
 from ._nb_block import BLOCK_MAX_LANES, bernoulli_block, bernoulli_block_ct, fill_bernoulli_block
 from ._nb_uniform import (_bit_length, _ok_bits, _ok_bits64, _ok_dyadic, _ok_rational, _ok_table, _ok_uniform,
                           _rd_dyadic, _rd_dyadic_ct, _ok_uniform_ct, _rd_dyadic_odd, _rd_rational, _rd_table,
