@@ -14,9 +14,10 @@ scans); the fleet pattern is that of ``fxdp.mechanisms._kernels_common``.  Integ
 
 * ``release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out) -> status``
   (out: int32[k], written only on success; mark: uint8[d - 1], all zero, left zero)
-* ``fleet_subset_selection(key, ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out)``
-  (x: int64[n] items, out: int32[n, k] reports)
-* ``fleet_subset_selection_counts(key, ids, first_block, a_p, bits, d, k, ct, x, counts, status)``
+* ``fleet_subset_selection(key, ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out, nb)``
+  (x: int64[n] items, out: int32[n, k] reports; nb: keystream blocks computed ahead across the
+  devices of a lane group, ``fxdp.samplers._nb_lanes.ahead_blocks``)
+* ``fleet_subset_selection_counts(key, ids, first_block, a_p, bits, d, k, ct, nb, x, counts, status)``
   (counts: int64[w, d], zero; worker row r adds the reports of its devices with status OK: the
   column sums of ``fleet_subset_selection``'s reports as item counts, in O(k) work per device
   after the draws (no scan of the d-item map, no n x k reports), for the variance table at
@@ -30,8 +31,8 @@ import numpy as np
 from ...samplers import _kernels as K
 from ...samplers._kernels import (ERR_RANGE, OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct,
                                   _rd_uniform_below, _rd_uniform_below_ct, _store)
-from ...samplers._nb_lanes import LANES
-from .._kernels_common import CHUNK, _pos, _seed_dev_lanes
+from ...samplers._nb_lanes import LANES, seed_device_ahead
+from .._kernels_common import CHUNK, _pos
 
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
@@ -118,10 +119,10 @@ def release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out):
 
 
 @_jit
-def _chunk_ss(state, lanes, mark, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
+def _chunk_ss(state, lanes, ahead, mark, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
+        seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
         st = _ss_one(state, a_p, bits, d, k, ct, x[i], mark, out[i])
         status[i] = np.uint8(st)
         if want_bits:
@@ -129,13 +130,14 @@ def _chunk_ss(state, lanes, mark, key, device_ids, lo, hi, first_block, a_p, bit
 
 
 @_pjit
-def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
+def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out, nb):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
-        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
         lanes = np.empty((16, LANES), dtype=np.uint32)
+        ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
         mark = np.zeros(max(d - 1, 1), dtype=np.uint8)
-        _chunk_ss(state, lanes, mark, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+        _chunk_ss(state, lanes, ahead, mark, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                   a_p, bits, d, k, ct, x, out, status, bits_out)
 
 
@@ -221,25 +223,26 @@ def _ss_one_counts(state, a_p, bits, d, k, ct, x, mark, drawn, row):
 
 
 @_jit
-def _chunk_ss_counts(state, lanes, mark, drawn, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, row,
+def _chunk_ss_counts(state, lanes, ahead, mark, drawn, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, row,
                      status):
     for i in range(lo, hi):
-        _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block)
+        seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
         status[i] = np.uint8(_ss_one_counts(state, a_p, bits, d, k, ct, x[i], mark, drawn, row))
 
 
 @_pjit
-def fleet_subset_selection_counts(key, device_ids, first_block, a_p, bits, d, k, ct, x, counts, status):
+def fleet_subset_selection_counts(key, device_ids, first_block, a_p, bits, d, k, ct, nb, x, counts, status):
     # the device chunks of fleet_subset_selection; worker row r takes chunks r, r + w, ... and is
     # the only writer of counts[r]
     n = device_ids.shape[0]
     nch = (n + CHUNK - 1) // CHUNK
     w = counts.shape[0]
     for r in numba.prange(w):
-        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
         lanes = np.empty((16, LANES), dtype=np.uint32)
+        ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
         mark = np.zeros(max(d - 1, 1), dtype=np.uint8)
         drawn = np.empty(k, dtype=np.int64)
         for ch in range(r, nch, w):
-            _chunk_ss_counts(state, lanes, mark, drawn, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
+            _chunk_ss_counts(state, lanes, ahead, mark, drawn, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
                              first_block, a_p, bits, d, k, ct, x, counts[r], status)

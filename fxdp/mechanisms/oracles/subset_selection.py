@@ -206,8 +206,16 @@ class SubsetSelection(ItemOracle):
         from ._kernels_subset_selection import fleet_subset_selection
         out = np.zeros((x.shape[0], self.k), dtype=np.int32)
         fleet_subset_selection(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.bits),
-                               np.int64(self.d), np.int64(self.k), np.int64(self.ct_mode), x, out, status, bits)
+                               np.int64(self.d), np.int64(self.k), np.int64(self.ct_mode), x, out, status, bits,
+                               self._ahead(key))
         return out
+
+    def _ahead(self, key):
+        """Keystream blocks a fleet device computes ahead (with the other devices of its lane group):
+        about what one report reads (Floyd's k draws, the coin, r)."""
+        from ...samplers._nb_lanes import ahead_blocks
+        per_draw = 32 * ref.UNIFORM_CT_ROUNDS if self.ct_mode == 2 else (self.d - 1).bit_length() + 1
+        return ahead_blocks((self.k + 1) * per_draw + self.bits, key)
 
     def simulate_support(self, values, seed, device_ids=None, first_block=None):
         """The support of ``simulate``'s reports without the n x k matrix: equal to
@@ -215,9 +223,10 @@ class SubsetSelection(ItemOracle):
         ``fleet_subset_selection_counts``: item counts per worker in O(d) memory, O(k) work per
         device after its draws; for large n k, e.g. the variance table at d = 65536).  Raises as
         ``simulate`` does (nothing returned) if any device fails."""
-        from .._fleet import support_counts
+        from .._fleet import check_seed, support_counts
         from ._kernels_subset_selection import CHUNK, fleet_subset_selection_counts
-        params = (np.uint64(self.a_p), np.uint64(self.bits), np.int64(self.d), np.int64(self.k), np.int64(self.ct_mode))
+        params = (np.uint64(self.a_p), np.uint64(self.bits), np.int64(self.d), np.int64(self.k), np.int64(self.ct_mode),
+                  self._ahead(check_seed(seed)))
         counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
                                    fleet_subset_selection_counts, params)
         return Support(counts, n, self.p, self.q)
