@@ -227,7 +227,7 @@ def test_kernels_type_without_floating_point():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from test_numba_types import float_uses
     S, U, I, B = T.uint32[::1], T.uint64, T.int64, T.boolean
-    chunk = [S, T.Array(T.uint32, 2, "C"), T.uint8[::1], T.uint32[::1], T.uint64[::1], I, I, T.uint32, U, U, I, I, B, T.int64[::1],
+    chunk = [S, T.Array(T.uint32, 2, "C"), T.Array(T.uint32, 3, "C"), T.uint8[::1], T.uint32[::1], T.uint64[::1], I, I, T.uint32, U, U, I, I, B, T.int64[::1],
              T.Array(T.int32, 2, "C"), T.uint8[::1], T.int64[::1]]
     assert float_uses(KS._chunk_ss.py_func, chunk, False) == []
     assert float_uses(KS.release_subset_selection.py_func, [S, I, I, I, I, B, I, T.uint8[::1], T.int32[::1]],
