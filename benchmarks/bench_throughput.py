@@ -33,6 +33,16 @@ from bench_frequency import _mfl, zipf_population  # noqa: E402
 from bench_mechanisms import openssl_chacha20_blocks  # noqa: E402
 
 
+def checkout_commit(module):
+    """The commit of the checkout a module is imported from (or "installed")."""
+    import subprocess
+    try:
+        return subprocess.run(["git", "-C", str(Path(module.__file__).parent), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "installed"
+
+
 def best(f, repeat):
     f()
     t = float("inf")
@@ -67,7 +77,7 @@ def main(argv=None):
     peers = _mfl()
     threads = numba.get_num_threads()
     ossl, how = openssl_chacha20_blocks(args.repeat)
-    print(f"fxdp {fxdp.__version__} from {Path(fxdp.__file__).parent}; numba threads {threads}; "
+    print(f"fxdp {fxdp.__version__} at commit {checkout_commit(fxdp)}; numba threads {threads}; "
           f"os.cpu_count {os.cpu_count()}")
     print(f"OpenSSL ChaCha20: {ossl:.3g} blocks/s ({how})")
     print("| oracle | d | eps | form | blocks/report | fxdp reports/s, 1 thread | all threads | "
