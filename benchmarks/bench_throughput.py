@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_frequency import _mfl, zipf_population  # noqa: E402
-from bench_mechanisms import openssl_chacha20_blocks  # noqa: E402
+from bench_mechanisms import best_time, openssl_chacha20_blocks  # noqa: E402
 
 
 def checkout_commit(module):
@@ -41,16 +40,6 @@ def checkout_commit(module):
                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "installed"
-
-
-def best(f, repeat):
-    f()
-    t = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        t = min(t, time.perf_counter() - t0)
-    return t
 
 
 def oracles(d, eps):
@@ -91,12 +80,12 @@ def main(argv=None):
                 per_block = 256 if fxdp.bitsource.STREAM_VERSION == 2 else 512
                 blocks = float(np.mean(bits)) / per_block
                 numba.set_num_threads(1)
-                t1 = best(lambda: m.simulate(v, seed=2), args.repeat)
+                t1 = best_time(lambda: m.simulate(v, seed=2), args.repeat)
                 numba.set_num_threads(threads)
-                tn = best(lambda: m.simulate(v, seed=2), args.repeat)
+                tn = best_time(lambda: m.simulate(v, seed=2), args.repeat)
                 client = peers[peer_key]["client"]
                 vp = v[:args.peer_n]
-                tp = best(lambda: client(vp, d, eps), 1)
+                tp = best_time(lambda: client(vp, d, eps), 1)
                 r1, rn, rp = args.n / t1, args.n / tn, args.peer_n / tp
                 print(f"| {name} | {d} | {eps:g} | {'ct' if ct else 'lazy'} | {blocks:.1f} | {r1:.3g} | {rn:.3g} | "
                       f"{rp:.3g} | {rn / rp:.0f}x | {r1 * blocks / ossl:.3f} |", flush=True)

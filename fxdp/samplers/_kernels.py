@@ -129,7 +129,7 @@ from ._nb_core import (AHEAD_LEFT, AHEAD_NEXT, MODE_CHACHA_AHEAD, MODE_CHACHA_FK
                        chacha20_block, keyed_state, new_state, prefer_wide_vectors, replay_bits, replay_into,
                        replay_state, seed_key_words, seed_state, status_of)
 from ._nb_drivers import FLEET_CHUNK, _draw1, _draw2, _draw4, _fill1, _fill2, _fill4, _fleet
-from ._nb_lanes import (LANES, _Z32, _lane_rounds, ahead_blocks, compile_stream_core, fast_bits_used,
+from ._nb_lanes import (LANES, _Z32, _lane_fixed_rows, _lane_fixed_rows_add, _lane_rounds, ahead_blocks, compile_stream_core, fast_bits_used,
                         lane_blocks, lane_blocks_fke, restart_device, seed_device, seed_device_ahead, seed_lane,
                         start_device_fast)
 from ._nb_run import _FF, _U8, _rd_dyadic_run, _fill_run_table, dyadic_run_table, run_table

@@ -78,6 +78,27 @@ def _lane_rounds(y):
             y[12 * LANES + l] = x12; y[13 * LANES + l] = x13; y[14 * LANES + l] = x14; y[15 * LANES + l] = x15
 
 
+@_ijit
+def _lane_fixed_rows(y, l, ctr, d, st):
+    """Lane l's input rows besides the key: the constants (0..3), counter and nonce (12..15)."""
+    y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
+    y[12 * LANES + l] = ctr
+    y[13 * LANES + l] = np.uint32(d & _M32)
+    y[14 * LANES + l] = np.uint32(d >> _U32)
+    y[15 * LANES + l] = st
+
+
+@_ijit
+def _lane_fixed_rows_add(y, l, ctr, d, st):
+    """The final addition of those rows' inputs (the key rows are the caller's)."""
+    y[0 * LANES + l] = np.uint32(y[0 * LANES + l] + _C0); y[1 * LANES + l] = np.uint32(y[1 * LANES + l] + _C1)
+    y[2 * LANES + l] = np.uint32(y[2 * LANES + l] + _C2); y[3 * LANES + l] = np.uint32(y[3 * LANES + l] + _C3)
+    y[12 * LANES + l] = np.uint32(y[12 * LANES + l] + ctr)
+    y[13 * LANES + l] = np.uint32(y[13 * LANES + l] + np.uint32(d & _M32))
+    y[14 * LANES + l] = np.uint32(y[14 * LANES + l] + np.uint32(d >> _U32))
+    y[15 * LANES + l] = np.uint32(y[15 * LANES + l] + st)
+
+
 @_jit
 def lane_blocks(key, device_ids, base, count, counter, stream, x):
     """x[:, l] = ChaCha20 block `counter` of keyed stream (key, device_ids[base + l], stream) for
@@ -96,26 +117,17 @@ def lane_blocks(key, device_ids, base, count, counter, stream, x):
     st = np.uint32(stream)
     for l in range(LANES):
         d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
-        y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
+        _lane_fixed_rows(y, l, ctr, d, st)
         y[4 * LANES + l] = k0; y[5 * LANES + l] = k1; y[6 * LANES + l] = k2; y[7 * LANES + l] = k3
         y[8 * LANES + l] = k4; y[9 * LANES + l] = k5; y[10 * LANES + l] = k6; y[11 * LANES + l] = k7
-        y[12 * LANES + l] = ctr
-        y[13 * LANES + l] = np.uint32(d & _M32)
-        y[14 * LANES + l] = np.uint32(d >> _U32)
-        y[15 * LANES + l] = st
     _lane_rounds(y)
     for l in range(LANES):
         d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
-        y[0 * LANES + l] = np.uint32(y[0 * LANES + l] + _C0); y[1 * LANES + l] = np.uint32(y[1 * LANES + l] + _C1)
-        y[2 * LANES + l] = np.uint32(y[2 * LANES + l] + _C2); y[3 * LANES + l] = np.uint32(y[3 * LANES + l] + _C3)
+        _lane_fixed_rows_add(y, l, ctr, d, st)
         y[4 * LANES + l] = np.uint32(y[4 * LANES + l] + k0); y[5 * LANES + l] = np.uint32(y[5 * LANES + l] + k1)
         y[6 * LANES + l] = np.uint32(y[6 * LANES + l] + k2); y[7 * LANES + l] = np.uint32(y[7 * LANES + l] + k3)
         y[8 * LANES + l] = np.uint32(y[8 * LANES + l] + k4); y[9 * LANES + l] = np.uint32(y[9 * LANES + l] + k5)
         y[10 * LANES + l] = np.uint32(y[10 * LANES + l] + k6); y[11 * LANES + l] = np.uint32(y[11 * LANES + l] + k7)
-        y[12 * LANES + l] = np.uint32(y[12 * LANES + l] + ctr)
-        y[13 * LANES + l] = np.uint32(y[13 * LANES + l] + np.uint32(d & _M32))
-        y[14 * LANES + l] = np.uint32(y[14 * LANES + l] + np.uint32(d >> _U32))
-        y[15 * LANES + l] = np.uint32(y[15 * LANES + l] + st)
 
 
 @_jit
@@ -130,24 +142,15 @@ def lane_blocks_fke(prev, device_ids, base, count, counter, stream, x):
     st = np.uint32(stream)
     for l in range(LANES):
         d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
-        y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
+        _lane_fixed_rows(y, l, ctr, d, st)
         for r in range(8):
             y[(4 + r) * LANES + l] = p[r * LANES + l]
-        y[12 * LANES + l] = ctr
-        y[13 * LANES + l] = np.uint32(d & _M32)
-        y[14 * LANES + l] = np.uint32(d >> _U32)
-        y[15 * LANES + l] = st
     _lane_rounds(y)
     for l in range(LANES):
         d = np.uint64(device_ids[base + l]) if l < count else np.uint64(0)
-        y[0 * LANES + l] = np.uint32(y[0 * LANES + l] + _C0); y[1 * LANES + l] = np.uint32(y[1 * LANES + l] + _C1)
-        y[2 * LANES + l] = np.uint32(y[2 * LANES + l] + _C2); y[3 * LANES + l] = np.uint32(y[3 * LANES + l] + _C3)
+        _lane_fixed_rows_add(y, l, ctr, d, st)
         for r in range(8):
             y[(4 + r) * LANES + l] = np.uint32(y[(4 + r) * LANES + l] + p[r * LANES + l])
-        y[12 * LANES + l] = np.uint32(y[12 * LANES + l] + ctr)
-        y[13 * LANES + l] = np.uint32(y[13 * LANES + l] + np.uint32(d & _M32))
-        y[14 * LANES + l] = np.uint32(y[14 * LANES + l] + np.uint32(d >> _U32))
-        y[15 * LANES + l] = np.uint32(y[15 * LANES + l] + st)
 
 
 _Z32 = np.uint32(0)
