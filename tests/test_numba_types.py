@@ -118,6 +118,12 @@ def kernel_signatures():
         (K._rd_exp_le1, [S, U, U, U, U]), (K._rd_laplace, [S, U, U, U, U]),
         (K.lane_blocks, [types.uint32[::1], types.uint64[::1], I, I, I, I, types.Array(types.uint32, 2, "C")]),
         (K.seed_lane, [S, types.uint32[::1], U, I, I, types.Array(types.uint32, 2, "C"), I]),
+        (K.lane_blocks_fke, [types.Array(types.uint32, 2, "C"), types.uint64[::1], I, I, types.uint32, I,
+                             types.Array(types.uint32, 2, "C")]),
+        (K.seed_device_ahead, [S, types.Array(types.uint32, 2, "C"), types.Array(types.uint32, 3, "C"),
+                               types.uint32[::1], types.uint64[::1], I, I, I, types.uint32, I]),
+        (K._rd_dyadic_run, [S, U, U, types.Array(types.uint32, 2, "C"), U, U, types.uint8[::1], I, I]),
+        (K._fill_run_table, [U, U, types.Array(types.uint32, 2, "C")]),
     ]
     # parameter checks see raw argument types: Python ints arrive as int64 (or uint64)
     for t in (I, U):

@@ -222,7 +222,7 @@ def ahead_blocks(expected_bits, key_words, cap=128):
     return int(min(cap, max(0, -(-int(expected_bits * 5 // 4) // per) - 1)))
 
 
-@_ijit
+@_jit
 def seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, stream):
     """seed_device, and the device's next ahead.shape[0] blocks served from precomputed lanes
     (state: uint32[STATE_WORDS + 16 nb], ahead: uint32[nb, 16, LANES]).  At every LANES-th device

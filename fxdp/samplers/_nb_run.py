@@ -25,7 +25,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ._nb_core import OK, _U0, _U1, _U32, _fetch, _ijit, _jit, _mask
+from ._nb_core import OK, _U0, _U1, _U32, _fetch, _jit, _mask
 from ._nb_uniform import _rd_dyadic_odd
 
 _U8 = np.uint64(8)
@@ -81,11 +81,13 @@ def _fill_run_table(aa, m, t):
             t[s0, b] = np.uint32(n | (outs << 4) | (np.int64(s) << 12))
 
 
-@_ijit
+@_jit
 def _rd_dyadic_run(state, buf, c, table, a, k, out, lo, hi):
     """out[lo:hi] = lazy Bernoulli(a / 2^k) draws (uint8 0/1), a, k uint64 with a <= 2^k, k <= 63,
     table = dyadic_run_table(a, k) -> (status, buf, c).  On failure out[lo:hi] is partly written
-    (callers discard it) and the state is the one the draw-by-draw loop leaves."""
+    (callers discard it) and the state is the one the draw-by-draw loop leaves.  A call, not
+    inlined: a run is long, and one compiled copy serves every fleet (inlined, it doubled the
+    unary-encoding fleet's cold compile)."""
     if a == _U0 or a == (_U1 << k):
         v = np.uint8(0 if a == _U0 else 1)
         for i in range(lo, hi):
