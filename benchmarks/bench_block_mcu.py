@@ -1,6 +1,7 @@
 """Bit-sliced Bernoulli blocks against one draw per item on the microcontrollers (issue 33, item 1).
 
     python3 benchmarks/bench_block_mcu.py [--targets cortex-m0plus,avr-atmega328p] [--k 32] [--eps 1]
+                                          [--stream-version 1|2]
 
 An OUE-shaped vector of 1,024 items (one hot item at probability 1/2, the others at
 q = 1/(e^eps + 1) rounded down to k bits), drawn four ways on a fresh keyed stream, each between two
@@ -59,7 +60,7 @@ int main(void)
     fxdp_chacha20_block(key, 0u, nonce, blk);
     port_mark();
     for (form = 0; form < 4u; form++) {
-        fxdp_rng_init_seed(&r, key, 1u, 0u, 0u);
+        (void)fxdp_rng_init_stream(&r, STREAM_VERSION, key, 1u, 0u, 0u);   /* 2: 8 words a block served */
         port_mark();
         if (form < 2u) {
             for (i = 0; i < N_ITEMS && st == FXDP_OK; i++) {
@@ -90,7 +91,7 @@ int main(void)
 FORMS = ["one item, lazy", "one item, ct", "32-lane block, lazy", "32-lane block, ct"]
 
 
-def measure(target, k, eps, work: Path):
+def measure(target, k, eps, work: Path, stream_version=1):
     m = M.make_unary_encoding(1024, eps, constant_time=True)
     fw = work / "fw"
     generate(m, target, fw, force=True)
@@ -98,7 +99,7 @@ def measure(target, k, eps, work: Path):
     a_zero, a_one = int(2**k / (math.exp(eps) + 1)), 1 << (k - 1)
     main.write_text(MAIN)
     elf = T.build(target, [main, *library_sources(fw)], [fw / "src"],
-                  defines={"K": f"{k}u", "A_ONE": f"UINT64_C({a_one})", "A_ZERO": f"UINT64_C({a_zero})"},
+                  defines={"STREAM_VERSION": f"{stream_version}u", "K": f"{k}u", "A_ONE": f"UINT64_C({a_one})", "A_ZERO": f"UINT64_C({a_zero})"},
                   out_dir=work / "build", name="bench_block")
     res = T.run(target, elf, count=True, timeout=900)
     counts = res.region_counts
@@ -116,14 +117,16 @@ def main(argv=None):
     ap.add_argument("--targets", default="cortex-m0plus,avr-atmega328p")
     ap.add_argument("--k", type=int, default=32)
     ap.add_argument("--eps", type=float, default=1.0)
+    ap.add_argument("--stream-version", type=int, choices=(1, 2), default=2,
+                    help="the keystream's version: 2 (the default, the on-device DRBG's) serves 8 words a block")
     args = ap.parse_args(argv)
-    print(f"1,024 OUE-shaped items, k = {args.k}, eps = {args.eps:g}\n")
+    print(f"1,024 OUE-shaped items, k = {args.k}, eps = {args.eps:g}, stream version {args.stream_version}\n")
     print("| target | form | count | ChaCha20 blocks | count without the blocks | block / one item (all; without blocks) |")
     print("|---|---|---:|---:|---:|---:|")
     for target in args.targets.split(","):
         unit = T.get_target(target).count_unit
         with tempfile.TemporaryDirectory() as tmp:
-            block_cost, rows = measure(target, args.k, args.eps, Path(tmp))
+            block_cost, rows = measure(target, args.k, args.eps, Path(tmp), args.stream_version)
         for i, (name, c, b, body) in enumerate(rows):
             ratio = ""
             if i >= 2:

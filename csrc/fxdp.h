@@ -476,9 +476,9 @@ fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_
 
 /* Unary encoding frequency oracle (SUE = basic RAPPOR's one-shot form, OUE = Wang et al. 2017)
  * over d items: input x in [0, d), output d bytes (0/1); out[i] = bernoulli(a_i/2^bits),
- * a_i = a_p for i = x, else a_q; vector_version 2: blocks of min(32, d - b) items from b = 0, 32, ...
- * (fxdp_bernoulli_block[_ct], item b + l = lane l, x's lane the mask); 0 or 1: i = 0..d-1 in order
- * (bernoulli_dyadic[_ct]; the bits before issue 33).
+ * a_i = a_p for i = x, else a_q; vector_version 0 or 1: i = 0..d-1 in order (bernoulli_dyadic[_ct]);
+ * 2: blocks of min(32, d - b) items from b = 0, 32, ... (fxdp_bernoulli_block[_ct], item b + l =
+ * lane l, x's lane the mask; issue 33, opt-in).
  * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UNARY_ENCODING_MAX_D, vector_version <= 2. */
 #define FXDP_UNARY_ENCODING_MAX_D 1024          /* items per report (drawn in place in out)            */
 typedef struct fxdp_unary_encoding_cfg {
@@ -486,8 +486,8 @@ typedef struct fxdp_unary_encoding_cfg {
     uint64_t a_q;
     uint32_t d;
     uint8_t bits;
-    uint8_t vector_version;    /* 2 blocks of 32 bit-sliced lanes (issue 33); 0 (a struct written before the
-                                * field) or 1: item by item */
+    uint8_t vector_version;    /* 0 (a struct written before the field) or 1: item by item; 2: blocks of 32
+                                * bit-sliced lanes (issue 33) */
 } fxdp_unary_encoding_cfg;
 /* Lazy draws (bernoulli_dyadic or _block; the bits reveal the draws and x), into out; entropy failure: out[0..d) zeroed. */
 /* fleet: x 1u max 1u; out (size_t)cfg->d max FXDP_UNARY_ENCODING_MAX_D */

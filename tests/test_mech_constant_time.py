@@ -93,8 +93,9 @@ def _configs():
 
     out["unary_encoding"] = [("oue-d12-b16", ue(make_unary_encoding(12, 1, bits=16))),
                              ("sue-d5-b7", ue(make_unary_encoding(5, "1/2", optimized=False, bits=7))),
-                             ("oue-d40-b16", ue(make_unary_encoding(40, 1, bits=16))),       # two blocks
-                             ("oue-d12-b16-items", ue(make_unary_encoding(12, 1, bits=16, vector_version=1)))]
+                             ("oue-d40-b16-blocks", ue(make_unary_encoding(40, 1, bits=16, vector_version=2))),
+                             ("sue-d5-b7-blocks", ue(make_unary_encoding(5, "1/2", optimized=False, bits=7,
+                                                                         vector_version=2)))]
     out["hadamard_response"] = [("d1000-b32", hr(make_hadamard_response(1000, 1))),
                                 ("d6-b5", hr(make_hadamard_response(6, 2, bits=5)))]
 

@@ -20,12 +20,14 @@ unlike k-ary randomized response, unary encoding has no "not an item" answer.
 The order in which the d Bernoullis read the stream is versioned (``vector_version``, issue 33;
 docs/bitstream.md):
 
-* 2 (the default): items in blocks of 32, bit-sliced (``reference.bernoulli_block`` / ``_ct``, lanes =
+* 1 (the default): item by item (``bernoulli_dyadic`` / ``_ct``), i = 0..d-1.
+* 2 (opt-in): items in blocks of 32, bit-sliced (``reference.bernoulli_block`` / ``_ct``, lanes =
   min(32, d - b) for the block starting at item b, the input's item the block's one mask bit).  Each
   plane of a block is one read of ``lanes`` bits; lazily a block stops when all its lanes are decided
-  (about 6.35 bits an item at 32 lanes), constant time it reads exactly ``bits`` planes.
-* 1: item by item (``bernoulli_dyadic`` / ``_ct``), the releases before the change; pin it to replay
-  them.
+  (about 6.35 bits an item at 32 lanes against 2), constant time it reads exactly ``bits`` planes.
+  Measured not to pay as a default (docs/benchmarks.md): on the version-2 stream the lazy form takes
+  0.80-0.90 of the instructions on the 32-bit MCUs but 1.22 of the AVR's cycles and 0.6-0.8 of the
+  host fleet's rate; the constant-time form is within 4 % on every target.
 
 The distribution is the same under both; only the bits read differ.
 """
@@ -45,7 +47,7 @@ from .._oracle import ItemOracle
 from ..base import CConfig, answers
 
 VECTOR_VERSIONS = (1, 2)
-VECTOR_VERSION = 2           # blocks of 32 bit-sliced lanes (issue 33); 1 pins item by item
+VECTOR_VERSION = 1           # item by item; 2: blocks of 32 bit-sliced lanes (issue 33, opt-in)
 BLOCK = 32                   # lanes per block, reference.BLOCK_MAX_LANES
 MAX_DEVICE_D = 1024          # FXDP_UNARY_ENCODING_MAX_D in csrc/fxdp.h (a 128-byte stack buffer)
 MAX_D = 1 << 20              # simulation: outputs are n x d bytes
@@ -97,7 +99,7 @@ class UnaryEncoding(ItemOracle):
     def __init__(self, d, epsilon, optimized=True, constant_time=False, bits=32, vector_version=VECTOR_VERSION):
         self.vector_version = check_vector_version(vector_version)
         self._check_args(d, epsilon, bits, optimized=optimized, constant_time=constant_time)
-        if self.vector_version != VECTOR_VERSION:       # pinned: shown in config() and repr; else unchanged
+        if self.vector_version != VECTOR_VERSION:       # chosen: shown in config() and repr; else unchanged
             self._args["vector_version"] = self.vector_version
         self.a_p, self.a_q = realize(self.epsilon_requested, optimized, self.bits)
         if not 0 < self.a_q < self.a_p < (1 << self.bits):
@@ -282,9 +284,9 @@ def _oracle_configs(epsilon, d, bits):
 def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32, vector_version=VECTOR_VERSION):
     """Unary encoding over d items (2 <= d; the C device form takes d <= 1024): optimized (OUE,
     p = 1/2) or symmetric (SUE); epsilon in (0, 64], realized with dyadic p, q over 2^bits so that
-    the realized epsilon (``m.epsilon``) never exceeds the requested one.  vector_version: 2 (the
-    default) draws the items in bit-sliced blocks of 32, 1 item by item (the bits of releases before
-    issue 33; the same distribution)."""
+    the realized epsilon (``m.epsilon``) never exceeds the requested one.  vector_version: 1 (the
+    default) draws the items one by one, 2 in bit-sliced blocks of 32 lanes (the same distribution,
+    other bits; faster lazily on 32-bit MCUs only, docs/benchmarks.md)."""
     return UnaryEncoding(d, epsilon, optimized, constant_time, bits, vector_version)
 
 # README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
@@ -298,5 +300,7 @@ EXPORT_CASES = {
     # Unary encoding (OUE, SUE): d report bits per release; d = 12 keeps a CT release within one block.
     'unary_encoding_ct': lambda: make_unary_encoding(12, 2, constant_time=True),
     'unary_encoding_sue_lazy': lambda: make_unary_encoding(12, 1, optimized=False),
+    # vector_version 2: two blocks (32 + 8 lanes); bits = 12 keeps a release within two blocks.
+    'unary_encoding_blocks_ct': lambda: make_unary_encoding(40, 1, constant_time=True, bits=12, vector_version=2),
 }
 EXPORT_VARIANTS: set[str] = set()
