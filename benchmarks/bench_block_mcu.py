@@ -7,7 +7,9 @@ An OUE-shaped vector of 1,024 items (one hot item at probability 1/2, the others
 q = 1/(e^eps + 1) rounded down to k bits), drawn four ways on a fresh keyed stream, each between two
 ``port_mark()`` calls (QEMU: executed instructions; AVR: exact cycles): item by item with
 ``fxdp_i_bernoulli_dyadic`` (lazy) and ``fxdp_i_bernoulli_dyadic_ct``, as fxdp_mech_unary_encoding.c
-does, and in 32 blocks of 32 lanes with ``fxdp_i_bernoulli_block`` (lazy, constant time).  Printed per
+did before its runs, and in 32 blocks of 32 lanes with ``fxdp_i_bernoulli_block`` (lazy, constant time),
+and the mechanism itself, ``fxdp_unary_encoding`` (lazy: the a_q items as two runs,
+``fxdp_i_bernoulli_dyadic_run``, the one-item bits) and ``fxdp_unary_encoding_ct``.  Printed per
 form: the count, the ChaCha20 blocks the stream generated, and the count without them (blocks x the
 cost of one block, measured in the same program), and the block forms' ratios to their one-item twins.
 Built at -Os with the target's flags (``fxdp.targets.build``), on the sources an OUE export ships.
@@ -59,7 +61,7 @@ int main(void)
     port_mark();
     fxdp_chacha20_block(key, 0u, nonce, blk);
     port_mark();
-    for (form = 0; form < 4u; form++) {
+    for (form = 0; form < 6u; form++) {
         (void)fxdp_rng_init_stream(&r, STREAM_VERSION, key, 1u, 0u, 0u);   /* 2: 8 words a block served */
         port_mark();
         if (form < 2u) {
@@ -68,6 +70,10 @@ int main(void)
                 st = form == 0u ? fxdp_i_bernoulli_dyadic(&r, a, K, &items[i])
                                 : fxdp_i_bernoulli_dyadic_ct(&r, a, K, &items[i]);
             }
+        } else if (form >= 4u) {
+            static const fxdp_unary_encoding_cfg cfg = { .a_p = A_ONE, .a_q = A_ZERO, .d = N_ITEMS, .bits = K };
+            static const uint32_t hot = HOT;
+            st = form == 4u ? fxdp_unary_encoding(&r, &cfg, &hot, items) : fxdp_unary_encoding_ct(&r, &cfg, &hot, items);
         } else {
             for (i = 0; i < N_ITEMS / 32u && st == FXDP_OK; i++) {
                 uint32_t mask = i == HOT / 32u ? UINT32_C(1) << (31u - HOT % 32u) : 0u;
@@ -88,7 +94,8 @@ int main(void)
 }
 """
 
-FORMS = ["one item, lazy", "one item, ct", "32-lane block, lazy", "32-lane block, ct"]
+FORMS = ["one item, lazy", "one item, ct", "32-lane block, lazy", "32-lane block, ct",
+         "fxdp_unary_encoding (runs)", "fxdp_unary_encoding_ct"]
 
 
 def measure(target, k, eps, work: Path, stream_version=1):
@@ -104,9 +111,9 @@ def measure(target, k, eps, work: Path, stream_version=1):
     res = T.run(target, elf, count=True, timeout=900)
     counts = res.region_counts
     block_cost = counts[0]
-    blocks = [int(x, 16) for x in res.lines[:4]]
+    blocks = [int(x, 16) for x in res.lines[:len(FORMS)]]
     rows = []
-    for f in range(4):
+    for f in range(len(FORMS)):
         c = counts[2 + 2 * f]          # regions: block, gap, form 0, gap, form 1, ...
         rows.append((FORMS[f], c, blocks[f], c - blocks[f] * block_cost))
     return block_cost, rows
@@ -130,7 +137,7 @@ def main(argv=None):
         for i, (name, c, b, body) in enumerate(rows):
             ratio = ""
             if i >= 2:
-                _, c1, _, body1 = rows[i - 2]
+                _, c1, _, body1 = rows[(i - 2) % 2]
                 ratio = f"**{c / c1:.2f}**; {body / body1:.2f}"
             print(f"| {target} | {name} | {c:,} {unit} | {b} | {body:,} | {ratio} |")
         print(f"| {target} | (one ChaCha20 block) | {block_cost:,} {unit} | | | |")

@@ -90,6 +90,7 @@ MECHANISMS = {
                      lambda: M.make_geometric(10, bounds=(0, 100), constant_time=True)),
     "unary_encoding_ct": ("OUE frequency oracle d=1024 eps=1, constant time",
                           lambda: M.make_unary_encoding(1024, 1, constant_time=True)),
+    "unary_encoding": ("OUE frequency oracle d=1024 eps=1, lazy", lambda: M.make_unary_encoding(1024, 1)),
     "hadamard_response_ct": ("Hadamard response d=1024 eps=1, constant time",
                              lambda: M.make_hadamard_response(1024, 1, constant_time=True)),
     "longitudinal_grr_ct": ("L-GRR d=1024 eps_perm=4 eps_1=1, constant time",

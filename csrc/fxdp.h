@@ -475,24 +475,20 @@ fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *
 fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out);
 
 /* Unary encoding frequency oracle (SUE = basic RAPPOR's one-shot form, OUE = Wang et al. 2017)
- * over d items: input x in [0, d), output d bytes (0/1); out[i] = bernoulli(a_i/2^bits),
- * a_i = a_p for i = x, else a_q; vector_version 0 or 1: i = 0..d-1 in order (bernoulli_dyadic[_ct]);
- * 2: blocks of min(32, d - b) items from b = 0, 32, ... (fxdp_bernoulli_block[_ct], item b + l =
- * lane l, x's lane the mask; issue 33, opt-in).
- * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UNARY_ENCODING_MAX_D, vector_version <= 2. */
+ * over d items: input x in [0, d), output d bytes (0/1); out[i] = bernoulli(a_i/2^bits) for
+ * i = 0..d-1 in order, a_i = a_p for i = x, else a_q.
+ * 1 <= bits <= 63, 0 < a_q < a_p < 2^bits, 2 <= d <= FXDP_UNARY_ENCODING_MAX_D. */
 #define FXDP_UNARY_ENCODING_MAX_D 1024          /* items per report (drawn in place in out)            */
 typedef struct fxdp_unary_encoding_cfg {
     uint64_t a_p;
     uint64_t a_q;
     uint32_t d;
     uint8_t bits;
-    uint8_t vector_version;    /* 0 (a struct written before the field) or 1: item by item; 2: blocks of 32
-                                * bit-sliced lanes (issue 33) */
 } fxdp_unary_encoding_cfg;
-/* Lazy draws (bernoulli_dyadic or _block; the bits reveal the draws and x), into out; entropy failure: out[0..d) zeroed. */
+/* Lazy draws (bernoulli_dyadic; the bits reveal the draws and x), into out; entropy failure: out[0..d) zeroed. */
 /* fleet: x 1u max 1u; out (size_t)cfg->d max FXDP_UNARY_ENCODING_MAX_D */
 fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out);
-/* Constant time: exactly bits bits per item, a_i or x's lane selected without a branch on x; in place, zeroed on failure. */
+/* Constant time: exactly bits bits per item, a_i selected without a branch on x; in place, zeroed on failure. */
 fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out);
 
 /* Hadamard response frequency oracle (Acharya, Sun, Zhang, AISTATS 2019) over d items, K = 2^log2k

@@ -30,6 +30,97 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
     }
 }
 
+/* Lazy draws of Bernoulli(a / 2^kk), a odd, 1 <= kk <= 32, into out[lo..hi): the bits of
+ * fxdp_i_rd_dyadic_odd, with the digits and the buffer left-aligned in 32-bit words (next digit,
+ * next stream bit on top), so a draw is a few 32-bit operations and no 64-bit shift (a libgcc call
+ * on the 32- and 8-bit MCUs).  A draw compares the next j = min(cnt, digits left) stream bits with
+ * as many digits at once; the first difference (found by shifting, about 2 positions on average)
+ * decides it and consumes the bits up to it.  State on return, failure included, as
+ * fxdp_i_rd_dyadic_odd leaves it: the buffer is empty (0, 0) while a refill is attempted. */
+FXDP_I_INLINE fxdp_status dyadic_run32(fxdp_rng *r, uint32_t a, unsigned kk, uint8_t *out, uint32_t lo, uint32_t hi)
+{
+    uint32_t cnt = r->bitcount & 31u, i, w = 0;
+    uint32_t lbuf = cnt == 0u ? 0u : r->bitbuf << (32u - cnt);      /* next stream bit on top */
+    const uint32_t digits = a << (32u - kk);                          /* next digit on top */
+    fxdp_status st = FXDP_OK;
+
+    for (i = lo; i < hi; i++) {
+        uint32_t t = digits, left = kk, x, used, digit;
+        for (;;) {
+            uint32_t j;
+            if (cnt == 0u) {
+                r->bitbuf = 0;                          /* buffer empty: the exact state if the refill fails */
+                r->bitcount = 0;
+                st = fxdp_i_refill(r, &w);
+                if (st != FXDP_OK) {
+                    return st;
+                }
+                lbuf = w;
+                cnt = 32u;
+            }
+            j = cnt < left ? cnt : left;                /* 1..32 */
+            x = (lbuf ^ t) & ~((UINT32_C(0xFFFFFFFF) >> (j - 1u)) >> 1);   /* top j: stream vs digits */
+            if (x != 0u) {
+                used = 1u;                              /* the first difference decides: digit 1, U < p */
+                while ((x & UINT32_C(0x80000000)) == 0u) {
+                    x <<= 1;
+                    t <<= 1;
+                    used++;
+                }
+                digit = t >> 31;
+                break;
+            }
+            used = j;
+            left -= j;
+            if (left == 0u) {
+                digit = 0u;                             /* U agrees with every digit: U >= p */
+                break;
+            }
+            t <<= j & 31u;                              /* j = cnt < left <= 32 here */
+            lbuf = 0u;
+            cnt = 0u;
+        }
+        lbuf = (lbuf << ((used - 1u) & 31u)) << 1;     /* used = 1..32 (& 31u changes nothing: for Eva) */
+        cnt = (cnt - used) & 31u;                       /* used <= cnt; 32 - 32 only right after a refill */
+        out[i] = (uint8_t)digit;
+    }
+    r->bitbuf = cnt == 0u ? 0u : lbuf >> ((32u - cnt) & 31u);
+    r->bitcount = cnt;
+    return st;
+}
+
+/* fxdp_i_bernoulli_dyadic(r, a, k, &out[i]) for i = lo..hi-1: the same bits, outputs and state
+ * (after a failure too), with the threshold's trailing zeros dropped once and the bit buffer held in
+ * locals across the draws (a run of one parameter, as unary encoding's items other than x).  On
+ * FXDP_ERR_ENTROPY out[lo..hi) holds part of the draws: the callers wipe it. */
+fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, uint32_t lo, uint32_t hi)
+{
+    uint32_t i;
+
+    if (a == 0u || k == 0u || a == (UINT64_C(1) << k)) {
+        for (i = lo; i < hi; i++) {
+            out[i] = (uint8_t)(a != 0u);            /* decided without a bit, as one draw is */
+        }
+        return FXDP_OK;
+    }
+    while ((a & 1u) == 0u && k > 1u) {  /* a odd: drop the trailing zero digits of a/2^k (1 <= a < 2^k:
+                                         an even a has k >= 2, so k > 1u never stops the loop; it
+                                         tells the analysers that k >= 1 after it) */
+        a >>= 1;
+        k -= 1u;
+    }
+    if (k <= 32u) {
+        return dyadic_run32(r, (uint32_t)a, k, out, lo, hi);
+    }
+    for (i = lo; i < hi; i++) {                     /* bits > 32: one draw at a time */
+        fxdp_status st = fxdp_i_bernoulli_dyadic(r, a, k, &out[i]);
+        if (st != FXDP_OK) {
+            return st;
+        }
+    }
+    return FXDP_OK;
+}
+
 /* fxdp_i_rd_dyadic_ct's bits (bits64(k): bits(k - 32) then bits(32) for k > 32), read by
  * fxdp_i_take_bits: no out-of-line bit reader on the draw's call chain.  Branches on k only. */
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out)

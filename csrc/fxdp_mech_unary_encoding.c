@@ -4,17 +4,17 @@
  * probability a_p/2^bits when i = x and a_q/2^bits otherwise.
  *
  * Definition and bit use: fxdp/mechanisms/oracles/unary_encoding.py
- * (UnaryEncoding.release): vector_version 2, blocks of 32 bit-sliced lanes
- * (fxdp_i_bernoulli_block); 0 or 1, one Bernoulli per item, i = 0..d-1 in order.
- * The Numba twin is fxdp/mechanisms/oracles/_kernels_unary_encoding.py.
+ * (UnaryEncoding.release): one Bernoulli per item, i = 0..d-1 in order; the
+ * Numba twin is fxdp/mechanisms/oracles/_kernels_unary_encoding.py.  The lazy
+ * form draws the a_q items as two runs around x (fxdp_i_bernoulli_dyadic_run:
+ * the same bits, the threshold prepared once and the bit buffer in registers).
  *
  * All or nothing in the caller's buffer, as fxdp_mech_rappor.c: bit i is
  * drawn straight into out[i], and an entropy failure wipes out[0..d) to zeros
  * before FXDP_ERR_ENTROPY is returned (no stack copy of the report).
  *
  * Constant-time form: every item reads exactly `bits` bits, and its
- * probability (item by item) or its lane's mask bit (blocks) is computed
- * without a branch on x.
+ * probability is selected with a mask computed without a branch on x.
  */
 #include "fxdp_internal.h"
 
@@ -23,7 +23,7 @@ static fxdp_status ue_check(const fxdp_rng *r, const fxdp_unary_encoding_cfg *cf
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    if (cfg->bits < 1u || cfg->bits > 63u || cfg->a_q == 0u || cfg->a_q >= cfg->a_p || cfg->vector_version > 2u ||
+    if (cfg->bits < 1u || cfg->bits > 63u || cfg->a_q == 0u || cfg->a_q >= cfg->a_p ||
         cfg->a_p >= (UINT64_C(1) << cfg->bits) || cfg->d < 2u || cfg->d > FXDP_UNARY_ENCODING_MAX_D || *x >= cfg->d) {
         return FXDP_ERR_PARAM;
     }
@@ -38,57 +38,29 @@ static uint64_t ue_eq_mask(uint32_t i, uint32_t x)
     return (uint64_t)nz - UINT64_C(1);                /* 0 - 1 = all ones iff equal */
 }
 
-/* The mask of the block of items [b, b + lanes): x's lane (bit lanes-1-(x-b)) if x is in it, else 0;
- * one branch-free compare per lane, so the same work whatever x. */
-static uint32_t ue_block_mask(uint32_t x, uint32_t b, unsigned lanes)
-{
-    uint32_t mask = 0, l;
-
-    for (l = 0; l < lanes; l++) {
-        mask = (mask << 1) | (uint32_t)(ue_eq_mask(b + l, x) & 1u);
-    }
-    return mask;
-}
-
-static fxdp_status ue_run_blocks(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, uint32_t x, uint8_t *out, int ct)
-{
-    uint32_t i, w = 0;
-    unsigned lanes;
-    fxdp_status st;
-
-    for (i = 0; i < cfg->d; i++) {
-        if ((i & (FXDP_BLOCK_MAX_LANES - 1u)) == 0u) {  /* a new block of lanes items from i */
-            lanes = cfg->d - i < FXDP_BLOCK_MAX_LANES ? (unsigned)(cfg->d - i) : FXDP_BLOCK_MAX_LANES;
-            st = fxdp_i_bernoulli_block(r, lanes, cfg->a_p, cfg->a_q, cfg->bits, ue_block_mask(x, i, lanes), &w, ct);
-            if (st != FXDP_OK) {
-                fxdp_i_wipe(out, (size_t)cfg->d);      /* nothing of this report is released */
-                return st;
-            }
-            w <<= (FXDP_BLOCK_MAX_LANES - lanes) & 31u;   /* lane 0 on top (lanes is 1..32) */
-        }
-        out[i] = (uint8_t)(w >> 31);
-        w <<= 1;
-    }
-    return FXDP_OK;
-}
-
 static fxdp_status ue_run(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, uint32_t x, uint8_t *out, int ct)
 {
     uint32_t i;
     uint8_t b = 0;
     fxdp_status st = FXDP_OK;
 
-    if (cfg->vector_version == 2u) {
-        return ue_run_blocks(r, cfg, x, out, ct);
+    if (!ct) {                                      /* items 0..x-1, x, x+1..d-1: three runs, the same bits */
+        st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_q, cfg->bits, out, 0u, x);
+        if (st == FXDP_OK) {
+            st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_p, cfg->bits, out, x, x + 1u);
+        }
+        if (st == FXDP_OK) {
+            st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_q, cfg->bits, out, x + 1u, cfg->d);
+        }
+        if (st != FXDP_OK) {
+            fxdp_i_wipe(out, (size_t)cfg->d);          /* nothing of this report is released */
+        }
+        return st;
     }
     for (i = 0; i < cfg->d; i++) {
         uint64_t m = ue_eq_mask(i, x);
         uint64_t a = (cfg->a_p & m) | (cfg->a_q & ~m);
-        if (ct) {
-            st = fxdp_i_bernoulli_dyadic_ct(r, a, cfg->bits, &b);
-        } else {
-            st = fxdp_i_bernoulli_dyadic(r, a, cfg->bits, &b);
-        }
+        st = fxdp_i_bernoulli_dyadic_ct(r, a, cfg->bits, &b);
         if (st != FXDP_OK) {
             fxdp_i_wipe(out, (size_t)cfg->d);          /* nothing of this report is released */
             return st;

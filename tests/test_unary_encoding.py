@@ -18,7 +18,6 @@ from fxdp.reports import worst_pair
 
 FORMS = [(opt, ct) for opt in (True, False) for ct in (False, True)]
 IDS = [f"{'oue' if o else 'sue'}_{'ct' if c else 'lazy'}" for o, c in FORMS]
-VERSIONS = pytest.mark.parametrize("vv", [1, 2], ids=["items", "blocks"])
 
 
 @pytest.mark.parametrize("eps", [Fraction(1, 10), Fraction(1, 2), 1, 2, 4, 8, 20])
@@ -48,14 +47,13 @@ def test_epsilon_that_rounds_to_no_information_names_the_nearest_valid_value():
     assert m.epsilon <= 0.0158
 
 
-@VERSIONS
 @pytest.mark.parametrize("optimized, ct", FORMS, ids=IDS)
-def test_every_bit_string_gives_the_exact_distribution(optimized, ct, vv):
+def test_every_bit_string_gives_the_exact_distribution(optimized, ct):
     """d = 3 items, bits = 4: every string of d*bits = 12 bits (the most any release reads).
     Each release depends only on the prefix it read, so the outcome counts over all 2^12
     strings are the exact pmf times 2^12; the constant-time form reads exactly 12 bits always."""
     d, bits = 3, 4
-    m = fxdp.make_unary_encoding(d, 1, optimized=optimized, constant_time=ct, bits=bits, vector_version=vv)
+    m = fxdp.make_unary_encoding(d, 1, optimized=optimized, constant_time=ct, bits=bits)
     B = d * bits
     for x in range(d):
         counts = Counter()
@@ -70,11 +68,9 @@ def test_every_bit_string_gives_the_exact_distribution(optimized, ct, vv):
         assert {y: Fraction(c, 1 << B) for y, c in counts.items()} == {y: p for y, p in pmf.items() if p}
 
 
-@VERSIONS
 @pytest.mark.parametrize("optimized, ct", FORMS, ids=IDS)
-def test_reference_numba_and_c_agree_on_the_keyed_stream(optimized, ct, vv):
-    """d = 45: under vector_version 2 a block of 32 lanes and one of 13."""
-    m = fxdp.make_unary_encoding(45, "3/2", optimized=optimized, constant_time=ct, vector_version=vv)
+def test_reference_numba_and_c_agree_on_the_keyed_stream(optimized, ct):
+    m = fxdp.make_unary_encoding(45, "3/2", optimized=optimized, constant_time=ct)
     x = np.random.default_rng(7).integers(0, 45, 20_000)
     ids = np.arange(20_000, dtype=np.uint64) * 977 + 5
     out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, x, 99, device_ids=ids)
@@ -92,76 +88,13 @@ def test_reference_numba_and_c_agree_on_the_keyed_stream(optimized, ct, vv):
     assert (m.simulate(x, 99, device_ids=ids) == out_nb).all()
 
 
-@VERSIONS
-def test_c_single_release_matches_the_reference(vv):
+def test_c_single_release_matches_the_reference():
     from fxdp import native
     for optimized, ct in FORMS:
-        m = fxdp.make_unary_encoding(70, 1, optimized=optimized, constant_time=ct, vector_version=vv)
+        m = fxdp.make_unary_encoding(20, 1, optimized=optimized, constant_time=ct)
         for dev in range(30):
-            x = (dev * 37) % 70
             r = native.new_rng_seeded(3, dev)
-            assert dv.c_release(m, r, x) == m.release(ChaCha20Source(3, dev), x)
-
-
-@pytest.mark.parametrize("ct", [False, True], ids=["lazy", "ct"])
-def test_vector_versions_are_their_definitions(ct):
-    """Version 1 draws item by item (bernoulli_dyadic[_ct], i = 0..d-1); version 2 in blocks of 32
-    lanes from item 0 (bernoulli_block[_ct], lane l = item b + l = bit lanes-1-l, x's lane the mask):
-    each release equals that construction on the same stream, bits used included, and the two
-    versions read different bits."""
-    from fxdp.samplers import reference as ref
-    d = 70
-    one = fxdp.make_unary_encoding(d, 1, constant_time=ct)
-    two = fxdp.make_unary_encoding(d, 1, constant_time=ct, vector_version=2)
-    assert one.vector_version == 1 and one.a_q == two.a_q
-    dyadic = ref.bernoulli_dyadic_ct if ct else ref.bernoulli_dyadic
-    block = ref.bernoulli_block_ct if ct else ref.bernoulli_block
-    differ = 0
-    for dev, x in enumerate([0, 31, 32, 33, 63, 64, 69, 5]):
-        s1, t1 = ChaCha20Source(11, dev), ChaCha20Source(11, dev)
-        want1 = [int(dyadic(t1, one.a_p if i == x else one.a_q, one.bits)) for i in range(d)]
-        assert one.release(s1, x) == want1 and s1.bits_used == t1.bits_used
-        s2, t2 = ChaCha20Source(11, dev), ChaCha20Source(11, dev)
-        want2 = []
-        for b, lanes in ((0, 32), (32, 32), (64, 6)):
-            mask = 1 << (lanes - 1 - (x - b)) if b <= x < b + lanes else 0
-            w = block(t2, lanes, two.a_p, two.a_q, two.bits, mask)
-            want2 += [(w >> (lanes - 1 - lane)) & 1 for lane in range(lanes)]
-        got2 = two.release(s2, x)
-        assert got2 == want2 and s2.bits_used == t2.bits_used
-        differ += got2 != want1
-    assert differ >= 6
-    if ct:
-        assert s1.bits_used == s2.bits_used == d * 32
-
-
-def test_vector_version_is_checked_and_kept_in_the_config():
-    from fxdp import native
-    from fxdp.config import mechanism_from_table, mechanism_to_table
-    for bad in (0, 3, True, 1.0, "2"):
-        with pytest.raises(ValueError, match=r"vector_version must be one of \(1, 2\)"):
-            fxdp.make_unary_encoding(8, 1, vector_version=bad)
-    chosen = fxdp.make_unary_encoding(8, 1, vector_version=2)
-    assert chosen.config()["vector_version"] == 2 and "vector_version=2" in repr(chosen)
-    assert "vector_version" not in fxdp.make_unary_encoding(8, 1).config()
-    back = mechanism_from_table(mechanism_to_table(chosen))
-    assert back.vector_version == 2 and back.config() == chosen.config()
-    assert ".vector_version = 2u" in chosen.device_spec()["cfg_init"]
-    assert ".vector_version = 1u" in fxdp.make_unary_encoding(8, 1).device_spec()["cfg_init"]
-    # C: 0 (a struct written before the field) is version 1; above 2 is a parameter error
-    ffi, lib = native.ffi, native.lib
-    out = ffi.new("uint8_t[8]")
-    x = ffi.new("uint32_t *", 3)
-    for vv, want in ((0, 1), (1, 1), (2, 2)):
-        cfg = ffi.new("fxdp_unary_encoding_cfg *", {"a_p": chosen.a_p, "a_q": chosen.a_q, "d": 8, "bits": 32,
-                                                    "vector_version": vv})
-        r = native.new_rng_seeded(5, 9)
-        assert lib.fxdp_unary_encoding(r, cfg, x, out) == 0
-        m = fxdp.make_unary_encoding(8, 1, vector_version=want)
-        assert list(out) == m.release(ChaCha20Source(5, 9), 3)
-    cfg.vector_version = 3
-    for fn in (lib.fxdp_unary_encoding, lib.fxdp_unary_encoding_ct):
-        assert fn(native.new_rng_seeded(5, 9), cfg, x, out) == lib.FXDP_ERR_PARAM
+            assert dv.c_release(m, r, dev % 20) == m.release(ChaCha20Source(3, dev), dev % 20)
 
 
 @pytest.mark.parametrize("d, bits", [(2, 8), (4, 8), (5, 16)])
@@ -317,3 +250,39 @@ def test_simulate_support_releases_nothing_on_entropy_failure_or_bad_input(monke
     monkeypatch.setattr(_fleet, "_FIRST_BLOCK", 0xFFFFFFFF)
     with pytest.raises(EntropyError, match="300 of 300 devices failed; no output released"):
         m.simulate_support(np.arange(300) % 20, seed=1)
+
+
+@pytest.mark.parametrize("bits", [5, 16, 32, 33, 40, 63])
+def test_c_lazy_runs_read_the_reference_bits_at_every_cut(bits):
+    """The lazy C release draws the a_q items as runs (fxdp_i_bernoulli_dyadic_run: the bits 32 or
+    fewer in a left-aligned 32-bit loop, more one draw at a time).  On replayed streams cut after
+    every word, after 0..31 bits already read: the same report and the same bits used as the
+    reference, or FXDP_ERR_ENTROPY with the report zeroed exactly when the reference runs out."""
+    from fxdp import native
+    ffi, lib = native.ffi, native.lib
+    rnd = np.random.default_rng(bits)
+    d = 40
+    checked = failed = 0
+    for optimized in (True, False):
+        m = fxdp.make_unary_encoding(d, "3/2", optimized=optimized, bits=bits)
+        cfg = ffi.new("fxdp_unary_encoding_cfg *", {"a_p": m.a_p, "a_q": m.a_q, "d": d, "bits": bits})
+        for x in (0, 1, 17, d - 2, d - 1):
+            words = [int(w) for w in rnd.integers(0, 1 << 32, 8)]
+            skip = int(rnd.integers(0, 32))
+            for cut in range(1, 9):
+                src = ReplaySource(words[:cut])
+                r = native.new_rng_replay(words[:cut])
+                src.bits(skip)
+                native.bits(r, skip, 1)
+                out = ffi.new("uint8_t[]", [0xEE] * d)
+                st = lib.fxdp_unary_encoding(r, cfg, ffi.new("uint32_t *", x), out)
+                try:
+                    want = m.release(src, x)
+                except EntropyError:
+                    assert st == lib.FXDP_ERR_ENTROPY and list(out) == [0] * d
+                    failed += 1
+                    continue
+                assert st == 0 and list(out) == want
+                assert r.word_pos * 32 - r.bitcount == src.bits_used
+                checked += 1
+    assert checked > 20 and failed > 20

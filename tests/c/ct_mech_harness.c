@@ -11,7 +11,7 @@
  *   R ct pre a bits k m seed x_0 .. x_{k-1}           fxdp_rappor[_ct]
  *   G ct pre s t lo hi n k width seed x_0 .. x_{n-1} m thr_0 .. thr_{m-1}
  *                                                     fxdp_geometric[_ct]
- *   U ct pre a_p a_q d bits seed x vv                 fxdp_unary_encoding[_ct] (vv: vector_version)
+ *   U ct pre a_p a_q d bits seed x                    fxdp_unary_encoding[_ct]
  *   H ct pre a_p d log2k bits seed x                  fxdp_hadamard_response[_ct]
  *   L ct pre d w0 w v0 v bits seed x                  fxdp_longitudinal_grr[_ct]
  *   O ct pre a_p1 a_q1 a_p2 d bits seed x             fxdp_longitudinal_ue[_ct]
@@ -118,8 +118,7 @@ int main(void)
             }
             if (scanf("%llx", &m) != 1 || !read_table((unsigned long)m)) return 2;
         } else if (kind == 'U') {
-            if (scanf("%llx %llx %llx %llx %llx %llx %llx", &a, &a2, &d, &k, &seed, &x, &v) != 7) return 2;
-            cu.vector_version = (uint8_t)v;
+            if (scanf("%llx %llx %llx %llx %llx %llx", &a, &a2, &d, &k, &seed, &x) != 6) return 2;
             cu.a_p = a;
             cu.a_q = a2;
             cu.d = (uint32_t)d;

@@ -1,20 +1,19 @@
 """Numba kernels of the unary-encoding family (fxdp/mechanisms/oracles/unary_encoding.py).
 
 Each kernel reads exactly the bits of ``UnaryEncoding.release``: one
-Bernoulli(a_i / 2^bits) per item, a_i = a_p for the input's item and a_q for the others.  Under
-vector_version 2 (``vv``) the items are drawn in bit-sliced blocks of 32 lanes
-(``fxdp.samplers._nb_block._rd_bernoulli_block``); under 1 item by item, i = 0..d-1 in order, lazy
-(``_rd_dyadic``; the a_q items as runs read a byte at a time, ``fxdp.samplers._nb_run``, the same
-bits) or constant time (``_rd_dyadic_ct``, exactly ``bits`` bits each).  Bit-identical to
+Bernoulli(a_i / 2^bits) per item, i = 0..d-1 in order, a_i = a_p for the
+input's item and a_q for the others, lazy (``_rd_dyadic``; the a_q items as runs read a byte
+at a time, ``fxdp.samplers._nb_run``, the same bits) or constant time (``_rd_dyadic_ct``,
+exactly ``bits`` bits each).  Bit-identical to
 csrc/fxdp_mech_unary_encoding.c; the fleet pattern (chunks of devices, one state array per
 chunk, statuses and bit positions) is that of ``fxdp.mechanisms._kernels_common``.  Integers only.
 
-* ``release_unary_encoding(state, a_p, a_q, bits, ct, vv, x, out) -> status``
+* ``release_unary_encoding(state, a_p, a_q, bits, ct, x, out) -> status``
   (out: uint8[d], written only on success)
-* ``fleet_unary_encoding(key, ids, first_block, a_p, a_q, bits, ct, vv, x, out, status, bits_out, table, nb)``
+* ``fleet_unary_encoding(key, ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table, nb)``
   (x: int64[n] items, out: uint8[n, d], table: ``dyadic_run_table(a_q, bits)``, nb: keystream
   blocks computed ahead across devices, ``fxdp.samplers._nb_lanes.ahead_blocks``)
-* ``fleet_unary_encoding_counts(key, ids, first_block, a_p, a_q, bits, ct, vv, table, nb, x, counts, status)``
+* ``fleet_unary_encoding_counts(key, ids, first_block, a_p, a_q, bits, ct, table, nb, x, counts, status)``
   (counts: int64[w, d], zero; the devices of worker row r add their bits to counts[r]: the
   column sums of ``fleet_unary_encoding``'s out over devices with status OK, in O(w d) memory)
 """
@@ -25,7 +24,6 @@ import numpy as np
 
 from ...samplers import _kernels as K
 from ...samplers._kernels import OK, STATE_WORDS, STATUS, _load, _rd_dyadic, _rd_dyadic_ct, _store
-from ...samplers._nb_block import _rd_bernoulli_block
 from ...samplers._nb_run import _rd_dyadic_run, run_table
 from .._kernels_common import CHUNK, _pos
 from ...samplers._nb_lanes import LANES, seed_device_ahead
@@ -36,39 +34,12 @@ _njit_nrt = numba.njit(cache=True, nogil=True)
 _pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 
-_U0, _U1, _U32 = np.uint64(0), np.uint64(1), np.uint64(32)
-
-
-@_jit
-def _ue_blocks(state, a_p, a_q, bits, ct, x, outrow):
-    """vector_version 2: outrow in blocks of min(32, d - b) lanes, lane l = item b + l = bit
-    lanes-1-l of the block's draw, x's lane the mask; returns the status."""
-    buf, c = _load(state)
-    d = np.uint64(outrow.shape[0])
-    ux = np.uint64(x)
-    b = _U0
-    while b < d:
-        lanes = min(_U32, d - b)
-        mask = (_U1 << (lanes - _U1 - (ux - b))) if (ux >= b and ux - b < lanes) else _U0
-        st, w, buf, c = _rd_bernoulli_block(state, buf, c, lanes, a_p, a_q, bits, mask, ct)
-        if st != OK:
-            _store(state, buf, c)
-            return st
-        for l in range(lanes):
-            outrow[b + np.uint64(l)] = np.uint8((w >> (lanes - _U1 - np.uint64(l))) & _U1)
-        b += lanes
-    _store(state, buf, c)
-    return OK
-
-
 @_ijit
-def _ue_row(state, a_p, a_q, bits, ct, vv, x, outrow, table):
+def _ue_row(state, a_p, a_q, bits, ct, x, outrow, table):
     """outrow[i] = Bernoulli((i == x ? a_p : a_q) / 2^bits), i = 0..d-1; returns the status.
-    vv = 2: blocks of 32 lanes (_ue_blocks).  vv = 1, lazy: the items other than x as runs a byte of
-    the stream at a time (table = dyadic_run_table(a_q, bits); the same bits as item by item).  On
-    failure outrow holds part of the outputs (the callers discard them)."""
-    if vv == 2:
-        return _ue_blocks(state, a_p, a_q, bits, ct, x, outrow)
+    Lazy: the items other than x as runs a byte of the stream at a time (table =
+    dyadic_run_table(a_q, bits); the same bits as item by item).  On failure outrow holds part of
+    the outputs (the callers discard them)."""
     buf, c = _load(state)
     if ct:
         for i in range(outrow.shape[0]):
@@ -90,16 +61,15 @@ def _ue_row(state, a_p, a_q, bits, ct, vv, x, outrow, table):
 
 
 @_njit_nrt
-def release_unary_encoding(state, a_p, a_q, bits, ct, vv, x, out):
+def release_unary_encoding(state, a_p, a_q, bits, ct, x, out):
     """status; out[:] = the d report bits for item x, written only on success."""
     st = np.int64(state[STATUS])
     if st != OK:
         return st
-    if not (K._ok_dyadic(a_p, bits) and K._ok_dyadic(a_q, bits)) or x < 0 or x >= out.shape[0] or \
-            vv < 1 or vv > 2:
+    if not (K._ok_dyadic(a_p, bits) and K._ok_dyadic(a_q, bits)) or x < 0 or x >= out.shape[0]:
         return K.ERR_PARAM
     tmp = np.empty(out.shape[0], dtype=np.uint8)
-    st = _ue_row(state, np.uint64(a_p), np.uint64(a_q), np.uint64(bits), ct, np.int64(vv), np.int64(x), tmp,
+    st = _ue_row(state, np.uint64(a_p), np.uint64(a_q), np.uint64(bits), ct, np.int64(x), tmp,
                  run_table(np.uint64(a_q), np.uint64(bits)))
     if st == OK:
         out[:] = tmp
@@ -107,12 +77,12 @@ def release_unary_encoding(state, a_p, a_q, bits, ct, vv, x, out):
 
 
 @_jit
-def _chunk_ue(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, vv, x, out, status,
+def _chunk_ue(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, out, status,
               bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
-        st = _ue_row(state, a_p, a_q, bits, ct, vv, x[i], out[i], table)
+        st = _ue_row(state, a_p, a_q, bits, ct, x[i], out[i], table)
         status[i] = np.uint8(st)
         if st != OK:                   # a failed device's row stays zero, as before it was drawn
             out[i, :] = 0
@@ -121,22 +91,22 @@ def _chunk_ue(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, 
 
 
 @_pjit
-def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, vv, x, out, status, bits_out, table, nb):
+def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table, nb):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
         lanes = np.empty((16, LANES), dtype=np.uint32)
         ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
         _chunk_ue(state, lanes, ahead, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
-                  a_p, a_q, bits, ct, vv, x, out, status, bits_out)
+                  a_p, a_q, bits, ct, x, out, status, bits_out)
 
 
 @_jit
-def _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, vv, x,
-                     row, status):
+def _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, row,
+                     status):
     for i in range(lo, hi):
         seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
-        st = _ue_row(state, a_p, a_q, bits, ct, vv, x[i], tmp, table)
+        st = _ue_row(state, a_p, a_q, bits, ct, x[i], tmp, table)
         status[i] = np.uint8(st)
         if st == OK:
             for j in range(tmp.shape[0]):
@@ -144,7 +114,7 @@ def _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, lo, hi, f
 
 
 @_pjit
-def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct, vv, table, nb, x, counts, status):
+def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct, table, nb, x, counts, status):
     # the same device chunks as fleet_unary_encoding (so the same lane groups); worker row r
     # takes chunks r, r + w, r + 2w, ... and is the only writer of counts[r]
     n = device_ids.shape[0]
@@ -158,4 +128,4 @@ def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct
         for ch in range(r, nch, w):
             _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
                              first_block,
-                             a_p, a_q, bits, ct, vv, x, counts[r], status)
+                             a_p, a_q, bits, ct, x, counts[r], status)

@@ -16,20 +16,6 @@ variance, the exact audit in product form (and by enumeration for small d).
 
 Every input is an item index in [0, d); anything else is refused (ValueError, FXDP_ERR_PARAM in C):
 unlike k-ary randomized response, unary encoding has no "not an item" answer.
-
-The order in which the d Bernoullis read the stream is versioned (``vector_version``, issue 33;
-docs/bitstream.md):
-
-* 1 (the default): item by item (``bernoulli_dyadic`` / ``_ct``), i = 0..d-1.
-* 2 (opt-in): items in blocks of 32, bit-sliced (``reference.bernoulli_block`` / ``_ct``, lanes =
-  min(32, d - b) for the block starting at item b, the input's item the block's one mask bit).  Each
-  plane of a block is one read of ``lanes`` bits; lazily a block stops when all its lanes are decided
-  (about 6.35 bits an item at 32 lanes against 2), constant time it reads exactly ``bits`` planes.
-  Measured not to pay as a default (docs/benchmarks.md): on the version-2 stream the lazy form takes
-  0.80-0.90 of the instructions on the 32-bit MCUs but 1.22 of the AVR's cycles and 0.6-0.8 of the
-  host fleet's rate; the constant-time form is within 4 % on every target.
-
-The distribution is the same under both; only the bits read differ.
 """
 from __future__ import annotations
 
@@ -46,9 +32,6 @@ from .._device import SRC_RNG, _ct_text, _init, _p, u8, u32, u64
 from .._oracle import ItemOracle
 from ..base import CConfig, answers
 
-VECTOR_VERSIONS = (1, 2)
-VECTOR_VERSION = 1           # item by item; 2: blocks of 32 bit-sliced lanes (issue 33, opt-in)
-BLOCK = 32                   # lanes per block, reference.BLOCK_MAX_LANES
 MAX_DEVICE_D = 1024          # FXDP_UNARY_ENCODING_MAX_D in csrc/fxdp.h (a 128-byte stack buffer)
 MAX_D = 1 << 20              # simulation: outputs are n x d bytes
 PLOT_MAX_D = 10              # output_distribution enumerates 2^d reports
@@ -69,18 +52,6 @@ def realize(epsilon, optimized, bits):
     return int(a_p), int(a_q)
 
 
-def check_vector_version(v):
-    """v if it is one of VECTOR_VERSIONS, else ValueError naming the parameter."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) not in VECTOR_VERSIONS:
-        raise ValueError(f"vector_version must be one of {VECTOR_VERSIONS}, got {v!r}")
-    return int(v)
-
-
-def block_mask(x, b, lanes):
-    """The mask of the block of items [b, b + lanes): bit lanes-1-(x-b) when x is in it, else 0."""
-    return 1 << (lanes - 1 - (x - b)) if b <= x < b + lanes else 0
-
-
 def _epsilon_of(a_p, a_q, bits):
     two_k = 1 << bits
     return Fraction(a_p * (two_k - a_q), (two_k - a_p) * a_q)
@@ -96,11 +67,8 @@ class UnaryEncoding(ItemOracle):
         return self.d
     MAX_D = MAX_D
 
-    def __init__(self, d, epsilon, optimized=True, constant_time=False, bits=32, vector_version=VECTOR_VERSION):
-        self.vector_version = check_vector_version(vector_version)
+    def __init__(self, d, epsilon, optimized=True, constant_time=False, bits=32):
         self._check_args(d, epsilon, bits, optimized=optimized, constant_time=constant_time)
-        if self.vector_version != VECTOR_VERSION:       # chosen: shown in config() and repr; else unchanged
-            self._args["vector_version"] = self.vector_version
         self.a_p, self.a_q = realize(self.epsilon_requested, optimized, self.bits)
         if not 0 < self.a_q < self.a_p < (1 << self.bits):
             half = 1 << (self.bits - 1)
@@ -125,16 +93,8 @@ class UnaryEncoding(ItemOracle):
 
     # --- releases
     def release(self, src, x):
-        if self.vector_version == 1:
-            sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
-            return [int(sample(src, self.a_p if i == x else self.a_q, self.bits)) for i in range(self.d)]
-        block = ref.bernoulli_block_ct if self.constant_time else ref.bernoulli_block
-        out = []
-        for b in range(0, self.d, BLOCK):
-            lanes = min(BLOCK, self.d - b)
-            w = block(src, lanes, self.a_p, self.a_q, self.bits, block_mask(x, b, lanes))
-            out += [(w >> (lanes - 1 - lane)) & 1 for lane in range(lanes)]
-        return out
+        sample = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
+        return [int(sample(src, self.a_p if i == x else self.a_q, self.bits)) for i in range(self.d)]
 
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation (Numba, all cores): values are n item indices in [0, d); device i draws
@@ -149,17 +109,15 @@ class UnaryEncoding(ItemOracle):
         from ._kernels_unary_encoding import fleet_unary_encoding
         out = np.zeros((x.shape[0], self.d), dtype=np.uint8)
         fleet_unary_encoding(key, ids, first_block, np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits),
-                             bool(self.constant_time), np.int64(self.vector_version), x, out, status, bits,
-                             dyadic_run_table(self.a_q, self.bits), self._ahead(key))
+                             bool(self.constant_time), x, out, status, bits, dyadic_run_table(self.a_q, self.bits),
+                             self._ahead(key))
         return out
 
     def _ahead(self, key):
         """Keystream blocks a fleet device computes ahead (with the other devices of its lane group):
-        about what one report reads: d * bits constant time; lazily 2 bits an item one by one, 7 in
-        blocks of 32 (6.35 on average)."""
+        about what one report reads, d * bits constant time, 2 bits an item lazily."""
         from ...samplers._nb_lanes import ahead_blocks
-        per_item = self.bits if self.constant_time else (2 if self.vector_version == 1 else 7)
-        return ahead_blocks(self.d * per_item, key)
+        return ahead_blocks(self.d * (self.bits if self.constant_time else 2), key)
 
     def simulate_support(self, values, seed, device_ids=None, first_block=None):
         """The support of ``simulate``'s reports without the n x d matrix: equal to
@@ -170,7 +128,7 @@ class UnaryEncoding(ItemOracle):
         from ...samplers._nb_run import dyadic_run_table
         from ._kernels_unary_encoding import CHUNK, fleet_unary_encoding_counts
         params = (np.uint64(self.a_p), np.uint64(self.a_q), np.uint64(self.bits), bool(self.constant_time),
-                  np.int64(self.vector_version), dyadic_run_table(self.a_q, self.bits), self._ahead(check_seed(seed)))
+                  dyadic_run_table(self.a_q, self.bits), self._ahead(check_seed(seed)))
         counts, n = support_counts(self, values, seed, device_ids, first_block, CHUNK,
                                    fleet_unary_encoding_counts, params)
         return Support(counts, n, self.p, self.q)
@@ -218,7 +176,7 @@ class UnaryEncoding(ItemOracle):
             "c_function": "fxdp_unary_encoding_ct" if ct else "fxdp_unary_encoding",
             "cfg_type": "fxdp_unary_encoding_cfg",
             "cfg_init": _init([("a_p", u64(self.a_p)), ("a_q", u64(self.a_q)), ("d", u32(self.d)),
-                               ("bits", u8(self.bits)), ("vector_version", u8(self.vector_version))]),
+                               ("bits", u8(self.bits))]),
             "tables": [],
             "input": {"ctype": "uint32_t", "count": 1},
             "output": {"ctype": "uint8_t", "count": self.d, "min": 0, "max": 1},
@@ -231,8 +189,7 @@ class UnaryEncoding(ItemOracle):
 
     def c_config(self, dim=None):
         from ... import native
-        cfg = native.ffi.new("fxdp_unary_encoding_cfg *", {"a_p": self.a_p, "a_q": self.a_q, "d": self.d, "bits": self.bits,
-                                                                 "vector_version": self.vector_version})
+        cfg = native.ffi.new("fxdp_unary_encoding_cfg *", {"a_p": self.a_p, "a_q": self.a_q, "d": self.d, "bits": self.bits})
         return CConfig(cfg, [], "fxdp_unary_encoding" + ("_ct" if self.constant_time else ""), self.constant_time,
                        "uint32_t", np.uint32, out_ctype="uint8_t", out_dtype=np.uint8, out_count=self.d)
 
@@ -281,13 +238,11 @@ def _oracle_configs(epsilon, d, bits):
 
 
 @answers(oracle_configs=_oracle_configs)
-def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32, vector_version=VECTOR_VERSION):
+def make_unary_encoding(d, epsilon, optimized=True, constant_time=False, bits=32):
     """Unary encoding over d items (2 <= d; the C device form takes d <= 1024): optimized (OUE,
     p = 1/2) or symmetric (SUE); epsilon in (0, 64], realized with dyadic p, q over 2^bits so that
-    the realized epsilon (``m.epsilon``) never exceeds the requested one.  vector_version: 1 (the
-    default) draws the items one by one, 2 in bit-sliced blocks of 32 lanes (the same distribution,
-    other bits; faster lazily on 32-bit MCUs only, docs/benchmarks.md)."""
-    return UnaryEncoding(d, epsilon, optimized, constant_time, bits, vector_version)
+    the realized epsilon (``m.epsilon``) never exceeds the requested one."""
+    return UnaryEncoding(d, epsilon, optimized, constant_time, bits)
 
 # README's kind table: (paper, example [mechanism] keys) per kind (tools/gen_readme_kinds.py).
 README_ROWS = {
@@ -300,7 +255,5 @@ EXPORT_CASES = {
     # Unary encoding (OUE, SUE): d report bits per release; d = 12 keeps a CT release within one block.
     'unary_encoding_ct': lambda: make_unary_encoding(12, 2, constant_time=True),
     'unary_encoding_sue_lazy': lambda: make_unary_encoding(12, 1, optimized=False),
-    # vector_version 2: two blocks (32 + 8 lanes); bits = 12 keeps a release within two blocks.
-    'unary_encoding_blocks_ct': lambda: make_unary_encoding(40, 1, constant_time=True, bits=12, vector_version=2),
 }
 EXPORT_VARIANTS: set[str] = set()
