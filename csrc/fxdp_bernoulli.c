@@ -32,61 +32,56 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
 
 /* Lazy draws of Bernoulli(a / 2^kk), a odd, 1 <= kk <= 32, into out[lo..hi): the bits of
  * fxdp_i_rd_dyadic_odd, with the digits and the buffer left-aligned in 32-bit words (next digit,
- * next stream bit on top), so a draw is a few 32-bit operations and no 64-bit shift (a libgcc call
- * on the 32- and 8-bit MCUs).  A draw compares the next j = min(cnt, digits left) stream bits with
- * as many digits at once; the first difference (found by shifting, about 2 positions on average)
- * decides it and consumes the bits up to it.  State on return, failure included, as
- * fxdp_i_rd_dyadic_odd leaves it: the buffer is empty (0, 0) while a refill is attempted. */
+ * next stream bit on top), so a draw is a few 32-bit operations: no 64-bit or variable shift (a
+ * libgcc call on the 32-bit MCUs, a loop on the AVR) except once per run.  A draw compares the
+ * stream with the digits bit by bit by shifting both words, up to j = min(cnt, digits left) bits
+ * (2 on average); the first difference decides it (digit 1 against bit 0: U < p).  State on return,
+ * failure included, as fxdp_i_rd_dyadic_odd leaves it: the buffer is empty (0, 0) while a refill is
+ * attempted. */
 FXDP_I_INLINE fxdp_status dyadic_run32(fxdp_rng *r, uint32_t a, unsigned kk, uint8_t *out, uint32_t lo, uint32_t hi)
 {
     uint32_t cnt = r->bitcount & 31u, i, w = 0;
     uint32_t lbuf = cnt == 0u ? 0u : r->bitbuf << (32u - cnt);      /* next stream bit on top */
     const uint32_t digits = a << (32u - kk);                          /* next digit on top */
-    fxdp_status st = FXDP_OK;
 
     for (i = lo; i < hi; i++) {
-        uint32_t t = digits, left = kk, x, used, digit;
+        uint32_t t = digits, left = kk, digit;
         for (;;) {
-            uint32_t j;
+            uint32_t j, used = 1u, differs;
             if (cnt == 0u) {
                 r->bitbuf = 0;                          /* buffer empty: the exact state if the refill fails */
                 r->bitcount = 0;
-                st = fxdp_i_refill(r, &w);
-                if (st != FXDP_OK) {
-                    return st;
+                if (fxdp_i_refill(r, &w) != FXDP_OK) {
+                    return FXDP_ERR_ENTROPY;
                 }
                 lbuf = w;
                 cnt = 32u;
             }
             j = cnt < left ? cnt : left;                /* 1..32 */
-            x = (lbuf ^ t) & ~((UINT32_C(0xFFFFFFFF) >> (j - 1u)) >> 1);   /* top j: stream vs digits */
-            if (x != 0u) {
-                used = 1u;                              /* the first difference decides: digit 1, U < p */
-                while ((x & UINT32_C(0x80000000)) == 0u) {
-                    x <<= 1;
-                    t <<= 1;
-                    used++;
-                }
-                digit = t >> 31;
-                break;
+            while (((lbuf ^ t) >> 31) == 0u && used < j) {
+                lbuf <<= 1;                             /* equal: the next bit and digit */
+                t <<= 1;
+                used++;
             }
-            used = j;
-            left -= j;
+            digit = t >> 31;
+            differs = (lbuf ^ t) >> 31;
+            lbuf <<= 1;                                 /* the last compared bit is consumed too */
+            t <<= 1;
+            cnt = (cnt - used) & 31u;                   /* used <= j <= cnt (& 31u changes nothing: for Eva) */
+            if (differs != 0u) {
+                break;                                  /* this digit decides */
+            }
+            left -= used;                               /* used == j: all equal */
             if (left == 0u) {
                 digit = 0u;                             /* U agrees with every digit: U >= p */
                 break;
-            }
-            t <<= j & 31u;                              /* j = cnt < left <= 32 here */
-            lbuf = 0u;
-            cnt = 0u;
+            }                                           /* else j was cnt: the buffer is empty */
         }
-        lbuf = (lbuf << ((used - 1u) & 31u)) << 1;     /* used = 1..32 (& 31u changes nothing: for Eva) */
-        cnt = (cnt - used) & 31u;                       /* used <= cnt; 32 - 32 only right after a refill */
         out[i] = (uint8_t)digit;
     }
     r->bitbuf = cnt == 0u ? 0u : lbuf >> ((32u - cnt) & 31u);
     r->bitcount = cnt;
-    return st;
+    return FXDP_OK;
 }
 
 /* fxdp_i_bernoulli_dyadic(r, a, k, &out[i]) for i = lo..hi-1: the same bits, outputs and state
