@@ -84,15 +84,16 @@ FXDP_I_INLINE fxdp_status dyadic_run32(fxdp_rng *r, uint32_t a, unsigned kk, uin
     return FXDP_OK;
 }
 
-/* fxdp_i_bernoulli_dyadic(r, a, k, &out[i]) for i = lo..hi-1: the same bits, outputs and state
- * (after a failure too), with the threshold's trailing zeros dropped once and the bit buffer held in
- * locals across the draws (a run of one parameter, as unary encoding's items other than x).  On
+/* fxdp_i_bernoulli_dyadic(r, a, k, &out[i]) for i = lo..hi-1, k <= 32: the same bits, outputs and
+ * state (after a failure too), with the threshold's trailing zeros dropped once and the bit buffer
+ * held in locals across the draws (a run of one parameter, as unary encoding's items other than x).
+ * No call but the refill, so the stack of a release that uses it stays that of one draw.  On
  * FXDP_ERR_ENTROPY out[lo..hi) holds part of the draws: the callers wipe it. */
 fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, uint32_t lo, uint32_t hi)
 {
     uint32_t i;
 
-    if (a == 0u || k == 0u || a == (UINT64_C(1) << k)) {
+    if (a == 0u || k == 0u || a == (UINT64_C(1) << (k & 63u))) {
         for (i = lo; i < hi; i++) {
             out[i] = (uint8_t)(a != 0u);            /* decided without a bit, as one draw is */
         }
@@ -104,16 +105,7 @@ fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uin
         a >>= 1;
         k -= 1u;
     }
-    if (k <= 32u) {
-        return dyadic_run32(r, (uint32_t)a, k, out, lo, hi);
-    }
-    for (i = lo; i < hi; i++) {                     /* bits > 32: one draw at a time */
-        fxdp_status st = fxdp_i_bernoulli_dyadic(r, a, k, &out[i]);
-        if (st != FXDP_OK) {
-            return st;
-        }
-    }
-    return FXDP_OK;
+    return dyadic_run32(r, (uint32_t)a, k & 31u ? k & 31u : 32u, out, lo, hi);   /* 1 <= k <= 32 */
 }
 
 /* fxdp_i_rd_dyadic_ct's bits (bits64(k): bits(k - 32) then bits(32) for k > 32), read by

@@ -4,7 +4,8 @@
  *
  * Definition and bit use: fxdp/mechanisms/oracles/rappor.py (Rappor.release): one
  * Bernoulli(a/2^bits) per bit, i = 0..k-1 in order; the Numba twin is
- * fxdp/mechanisms/oracles/_kernels_rappor.py.
+ * fxdp/mechanisms/oracles/_kernels_rappor.py.  With bits <= 32 the lazy flips are
+ * drawn as runs (fxdp_i_bernoulli_dyadic_run, the same bits) 32 at a time.
  *
  * All or nothing, in the caller's buffer: bit i is drawn straight into
  * out[i] (no stack copy of the report, so the stack stays within 256 bytes
@@ -42,7 +43,7 @@ static fxdp_status rappor_check(const fxdp_rng *r, const fxdp_rappor_cfg *cfg, c
     return fxdp_i_ready(r);
 }
 
-/* Draw the k flips into out[0..k) in order; on an entropy failure wipe out[0..k). */
+/* Draw the k flips into out[0..k) in order, one by one; on an entropy failure wipe out[0..k). */
 static fxdp_status rappor_run(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out, int ct)
 {
     uint32_t i;
@@ -64,6 +65,32 @@ static fxdp_status rappor_run(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uin
     return FXDP_OK;
 }
 
+/* Lazy flips drawn RAPPOR_CHUNK at a time by one run each (bits <= 32; the same bits as one by one)
+ * into a stack chunk, then combined item by item (so x may be out). */
+#define RAPPOR_CHUNK 32u
+
+static fxdp_status rappor_run_chunks(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out)
+{
+    uint32_t i, j;
+    uint8_t flips[RAPPOR_CHUNK];
+    fxdp_status st;
+
+    fxdp_i_wipe_local(flips, sizeof flips);             /* every entry read is drawn first: zeroed for Eva */
+    for (i = 0; i < cfg->k; i++) {
+        j = i & (RAPPOR_CHUNK - 1u);
+        if (j == 0u) {                                  /* the next chunk's flips, one run */
+            st = fxdp_i_bernoulli_dyadic_run(r, cfg->a, cfg->bits, flips, 0u,
+                                             cfg->k - i < RAPPOR_CHUNK ? cfg->k - i : RAPPOR_CHUNK);
+            if (st != FXDP_OK) {
+                fxdp_i_wipe(out, (size_t)cfg->k);      /* nothing of this report is released */
+                return st;
+            }
+        }
+        out[i] = (uint8_t)((x[i] ^ flips[j]) & 1u);
+    }
+    return FXDP_OK;
+}
+
 fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out)
 {
     fxdp_status st = rappor_check(r, cfg, x, out);
@@ -71,7 +98,7 @@ fxdp_status fxdp_rappor(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *
     if (st != FXDP_OK) {
         return st;
     }
-    return rappor_run(r, cfg, x, out, 0);
+    return cfg->bits <= 32u ? rappor_run_chunks(r, cfg, x, out) : rappor_run(r, cfg, x, out, 0);
 }
 
 fxdp_status fxdp_rappor_ct(fxdp_rng *r, const fxdp_rappor_cfg *cfg, const uint8_t *x, uint8_t *out)

@@ -6,8 +6,9 @@
  * Definition and bit use: fxdp/mechanisms/oracles/unary_encoding.py
  * (UnaryEncoding.release): one Bernoulli per item, i = 0..d-1 in order; the
  * Numba twin is fxdp/mechanisms/oracles/_kernels_unary_encoding.py.  The lazy
- * form draws the a_q items as two runs around x (fxdp_i_bernoulli_dyadic_run:
- * the same bits, the threshold prepared once and the bit buffer in registers).
+ * form draws the a_q items as two runs around x when bits <= 32
+ * (fxdp_i_bernoulli_dyadic_run: the same bits, the threshold prepared once and
+ * the bit buffer in registers).
  *
  * All or nothing in the caller's buffer, as fxdp_mech_rappor.c: bit i is
  * drawn straight into out[i], and an entropy failure wipes out[0..d) to zeros
@@ -44,7 +45,7 @@ static fxdp_status ue_run(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, uint3
     uint8_t b = 0;
     fxdp_status st = FXDP_OK;
 
-    if (!ct) {                                      /* items 0..x-1, x, x+1..d-1: three runs, the same bits */
+    if (!ct && cfg->bits <= 32u) {                  /* items 0..x-1, x, x+1..d-1: three runs, the same bits */
         st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_q, cfg->bits, out, 0u, x);
         if (st == FXDP_OK) {
             st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_p, cfg->bits, out, x, x + 1u);
@@ -60,7 +61,11 @@ static fxdp_status ue_run(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, uint3
     for (i = 0; i < cfg->d; i++) {
         uint64_t m = ue_eq_mask(i, x);
         uint64_t a = (cfg->a_p & m) | (cfg->a_q & ~m);
-        st = fxdp_i_bernoulli_dyadic_ct(r, a, cfg->bits, &b);
+        if (ct) {
+            st = fxdp_i_bernoulli_dyadic_ct(r, a, cfg->bits, &b);
+        } else {
+            st = fxdp_i_bernoulli_dyadic(r, a, cfg->bits, &b);     /* bits > 32: one by one */
+        }
         if (st != FXDP_OK) {
             fxdp_i_wipe(out, (size_t)cfg->d);          /* nothing of this report is released */
             return st;
