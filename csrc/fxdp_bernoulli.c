@@ -84,21 +84,14 @@ FXDP_I_INLINE fxdp_status dyadic_run32(fxdp_rng *r, uint32_t a, unsigned kk, uin
     return FXDP_OK;
 }
 
-/* fxdp_i_bernoulli_dyadic(r, a, k, &out[i]) for i = lo..hi-1, k <= 32: the same bits, outputs and
- * state (after a failure too), with the threshold's trailing zeros dropped once and the bit buffer
- * held in locals across the draws (a run of one parameter, as unary encoding's items other than x).
- * No call but the refill, so the stack of a release that uses it stays that of one draw.  On
+/* fxdp_i_bernoulli_dyadic(r, a, k, &out[i]) for i = lo..hi-1, 0 < a < 2^k, 1 <= k <= 32 (the
+ * callers' thresholds; the draws that read no bit are not runs): the same bits, outputs and state
+ * (after a failure too), with the threshold's trailing zeros dropped once and the bit buffer held in
+ * locals across the draws (a run of one parameter, as unary encoding's items other than x).  No
+ * call but the refill, so the stack of a release that uses it stays that of one draw.  On
  * FXDP_ERR_ENTROPY out[lo..hi) holds part of the draws: the callers wipe it. */
 fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, uint32_t lo, uint32_t hi)
 {
-    uint32_t i;
-
-    if (a == 0u || k == 0u || a == (UINT64_C(1) << (k & 63u))) {
-        for (i = lo; i < hi; i++) {
-            out[i] = (uint8_t)(a != 0u);            /* decided without a bit, as one draw is */
-        }
-        return FXDP_OK;
-    }
     while ((a & 1u) == 0u && k > 1u) {  /* a odd: drop the trailing zero digits of a/2^k (1 <= a < 2^k:
                                          an even a has k >= 2, so k > 1u never stops the loop; it
                                          tells the analysers that k >= 1 after it) */

@@ -524,7 +524,7 @@ fxdp_status fxdp_i_bernoulli_block(fxdp_rng *r, unsigned lanes, uint64_t a_one, 
                                    uint32_t mask, uint32_t *out, int ct);
 fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
 fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out);
-/* Lazy draws into out[lo..hi), k <= 32: the bits, outputs and state of fxdp_i_bernoulli_dyadic for each, in order. */
+/* Lazy draws into out[lo..hi), 0 < a < 2^k, 1 <= k <= 32: the bits, outputs and state of fxdp_i_bernoulli_dyadic for each. */
 fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, uint32_t lo, uint32_t hi);
 
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
