@@ -91,10 +91,12 @@ def _ss_one(state, a_p, bits, d, k, ct, x, mark, out):
         return st
     pos = 0
     for j in range(m):                          # others in increasing order, shifted past x
-        if mark[j]:
-            mark[j] = np.uint8(0)
-            out[pos] = np.int32(j + 1 if j >= x else j)
-            pos += 1
+        if pos == k:                            # all k found; the map past them is zero
+            break
+        mk = np.int64(mark[j])                  # no branch on the mark (about k/m of them are set:
+        mark[j] = np.uint8(0)                   # a branch on it is mispredicted about that often)
+        out[pos] = np.int32(j + 1 if j >= x else j)
+        pos += mk
     if b:                                       # replace the r-th by x, keep the order
         for i in range(r, k - 1):
             out[i] = out[i + 1]
