@@ -251,38 +251,3 @@ def test_simulate_support_releases_nothing_on_entropy_failure_or_bad_input(monke
     with pytest.raises(EntropyError, match="300 of 300 devices failed; no output released"):
         m.simulate_support(np.arange(300) % 20, seed=1)
 
-
-@pytest.mark.parametrize("bits", [5, 16, 32, 33, 40, 63])
-def test_c_lazy_runs_read_the_reference_bits_at_every_cut(bits):
-    """The lazy C release draws the a_q items as runs (fxdp_i_bernoulli_dyadic_run: the bits 32 or
-    fewer in a left-aligned 32-bit loop, more one draw at a time).  On replayed streams cut after
-    every word, after 0..31 bits already read: the same report and the same bits used as the
-    reference, or FXDP_ERR_ENTROPY with the report zeroed exactly when the reference runs out."""
-    from fxdp import native
-    ffi, lib = native.ffi, native.lib
-    rnd = np.random.default_rng(bits)
-    d = 40
-    checked = failed = 0
-    for optimized in (True, False):
-        m = fxdp.make_unary_encoding(d, "3/2", optimized=optimized, bits=bits)
-        cfg = ffi.new("fxdp_unary_encoding_cfg *", {"a_p": m.a_p, "a_q": m.a_q, "d": d, "bits": bits})
-        for x in (0, 1, 17, d - 2, d - 1):
-            words = [int(w) for w in rnd.integers(0, 1 << 32, 8)]
-            skip = int(rnd.integers(0, 32))
-            for cut in range(1, 9):
-                src = ReplaySource(words[:cut])
-                r = native.new_rng_replay(words[:cut])
-                src.bits(skip)
-                native.bits(r, skip, 1)
-                out = ffi.new("uint8_t[]", [0xEE] * d)
-                st = lib.fxdp_unary_encoding(r, cfg, ffi.new("uint32_t *", x), out)
-                try:
-                    want = m.release(src, x)
-                except EntropyError:
-                    assert st == lib.FXDP_ERR_ENTROPY and list(out) == [0] * d
-                    failed += 1
-                    continue
-                assert st == 0 and list(out) == want
-                assert r.word_pos * 32 - r.bitcount == src.bits_used
-                checked += 1
-    assert checked > 20 and failed > 20
