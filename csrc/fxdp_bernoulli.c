@@ -33,7 +33,7 @@ fxdp_status fxdp_i_bernoulli_dyadic(fxdp_rng *r, uint64_t a, unsigned k, uint8_t
 /* Lazy draws of Bernoulli(a / 2^kk), a odd, 1 <= kk <= 32, into out[lo..hi): the bits of
  * fxdp_i_rd_dyadic_odd, with the digits and the buffer left-aligned in 32-bit words (next digit,
  * next stream bit on top), so a draw is a few 32-bit operations: no 64-bit or variable shift (a
- * libgcc call on the 32-bit MCUs, a loop on the AVR) except once per run.  A draw compares the
+ * libgcc call on the Cortex-M0+, a loop on the AVR) except once per run.  A draw compares the
  * stream with the digits bit by bit by shifting both words, up to j = min(cnt, digits left) bits
  * (2 on average); the first difference decides it (digit 1 against bit 0: U < p).  State on return,
  * failure included, as fxdp_i_rd_dyadic_odd leaves it: the buffer is empty (0, 0) while a refill is
