@@ -97,6 +97,7 @@ MECHANISMS = {
                             lambda: M.make_longitudinal_grr(1024, 4, 1, constant_time=True)),
     "longitudinal_ue_ct": ("L-OUE d=1024 eps_perm=4 eps_1=1, constant time",
                            lambda: M.make_longitudinal_ue(1024, 4, 1, constant_time=True)),
+    "longitudinal_ue": ("L-OUE d=1024 eps_perm=4 eps_1=1, lazy", lambda: M.make_longitudinal_ue(1024, 4, 1)),
     "dbitflip_ct": ("dBitFlip d=1024 buckets=32 sampled=4 eps=2, constant time",
                     lambda: M.make_dbitflip(1024, 32, 2, sampled_buckets=4, constant_time=True)),
     "rappor_full_ct": ("full RAPPOR k=32 h=2 64 cohorts, constant time",

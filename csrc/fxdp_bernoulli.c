@@ -92,13 +92,15 @@ FXDP_I_INLINE fxdp_status dyadic_run32(fxdp_rng *r, uint32_t a, unsigned kk, uin
  * FXDP_ERR_ENTROPY out[lo..hi) holds part of the draws: the callers wipe it. */
 fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, uint32_t lo, uint32_t hi)
 {
-    while ((a & 1u) == 0u && k > 1u) {  /* a odd: drop the trailing zero digits of a/2^k (1 <= a < 2^k:
-                                         an even a has k >= 2, so k > 1u never stops the loop; it
-                                         tells the analysers that k >= 1 after it) */
-        a >>= 1;
+    uint32_t a32 = (uint32_t)a;         /* a < 2^k <= 2^32: 32-bit steps below (64-bit ones are long on the AVR) */
+
+    while ((a32 & 1u) == 0u && k > 1u) {  /* a odd: drop the trailing zero digits of a/2^k (1 <= a < 2^k:
+                                           an even a has k >= 2, so k > 1u never stops the loop; it
+                                           tells the analysers that k >= 1 after it) */
+        a32 >>= 1;
         k -= 1u;
     }
-    return dyadic_run32(r, (uint32_t)a, k & 31u ? k & 31u : 32u, out, lo, hi);   /* 1 <= k <= 32 */
+    return dyadic_run32(r, a32, k & 31u ? k & 31u : 32u, out, lo, hi);   /* 1 <= k <= 32 */
 }
 
 /* fxdp_i_rd_dyadic_ct's bits (bits64(k): bits(k - 32) then bits(32) for k > 32), read by

@@ -215,6 +215,26 @@ FXDP_I_INLINE fxdp_status ue_report(const fxdp_longitudinal_ue_cfg *cfg, const f
     fxdp_status st = FXDP_OK;
 
     permanent_stream(dev, x, p);
+    if (!ct && bits <= 32u) {
+        /* p and r are independent streams, each read in item order: the permanent bits first, as
+         * runs on p into out (the same bits of p), then each item's instantaneous bit from r */
+        st = fxdp_i_bernoulli_dyadic_run(p, cfg->a_q1, bits, out, 0u, x);
+        if (st == FXDP_OK) {
+            st = fxdp_i_bernoulli_dyadic_run(p, cfg->a_p1, bits, out, x, x + 1u);
+        }
+        if (st == FXDP_OK) {
+            st = fxdp_i_bernoulli_dyadic_run(p, cfg->a_q1, bits, out, x + 1u, cfg->d);
+        }
+        for (i = 0; i < cfg->d && st == FXDP_OK; i++) {
+            st = fxdp_i_bernoulli_dyadic(r, out[i] != 0u ? cfg->a_p2 : q2, bits, &b2);
+            out[i] = (uint8_t)(b2 & 1u);
+        }
+        if (st != FXDP_OK) {
+            fxdp_i_wipe(out, (size_t)cfg->d);
+        }
+        fxdp_i_wipe_local(p, sizeof *p);
+        return st;
+    }
     /* per item: the permanent bit from p, then the instantaneous bit from r (independent streams) */
     for (i = 0; i < cfg->d; i++) {
         uint64_t m = fxdp_i_eq_mask64(i, x), mb, a;

@@ -1,6 +1,7 @@
 """The lazy C releases that draw a vector of one-parameter Bernoullis as runs
 (``fxdp_i_bernoulli_dyadic_run`` in csrc/fxdp_bernoulli.c: unary encoding's a_q items as two runs
-around x, basic RAPPOR's flips 32 at a time; thresholds of more than 32 bits one by one) read
+around x, basic RAPPOR's flips 32 at a time, L-OUE's permanent bits on the permanent stream before
+the instantaneous ones; thresholds of more than 32 bits one by one) read
 exactly the reference's bits: on replayed streams cut after every word, after 0..31 bits already
 read, the same report and bits used, or FXDP_ERR_ENTROPY with the report zeroed exactly when the
 reference runs out."""
@@ -70,6 +71,28 @@ def test_rappor_lazy_flips_read_the_reference_bits_at_every_cut(bits):
             total += _every_cut(rnd, 16, k, lambda r, out: lib.fxdp_rappor(r, cfg, ffi.new("uint8_t[]", x), out),
                                 lambda src: m.release(src, x))
     assert total[0] > 20 and total[1] > 20
+
+
+@pytest.mark.parametrize("bits", [8, 32, 40])
+def test_longitudinal_ue_lazy_report_reads_the_reference_bits_at_every_cut(bits):
+    """L-OUE: the permanent stream is derived from the device secret and x (never fails); the
+    instantaneous stream r is the one cut."""
+    from fxdp.mechanisms.memoized.longitudinal import secret_from_seed
+    ffi, lib = native.ffi, native.lib
+    rnd = np.random.default_rng(200 + bits)
+    d = 40
+    total = np.zeros(2, int)
+    m = fxdp.make_longitudinal_ue(d, 3, 1, bits=bits)
+    cc = m.c_config()
+    for dev_id in range(3):
+        dev = ffi.new("fxdp_longitudinal_device *")
+        assert lib.fxdp_longitudinal_provision(native.new_rng_seeded(4, dev_id, 1), dev) == 0
+        secret = secret_from_seed(4, dev_id)
+        for x in (0, 17, d - 1):
+            total += _every_cut(rnd, 8, d,
+                                lambda r, out: lib.fxdp_longitudinal_ue_report(cc.cfg, dev, r, ffi.new("uint32_t *", x), out),
+                                lambda src: m.report(src, x, secret))
+    assert total[0] > 10 and total[1] > 10
 
 
 def test_rappor_input_may_share_the_output_buffer():
