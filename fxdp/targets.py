@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -200,7 +201,9 @@ def build(target: str | Target, sources: Iterable[str | os.PathLike], include_di
 
     defines: {"N": 10, "FLAG": None} -> -DN=10 -DFLAG. The ELF is
     out_dir/<name>.elf, name defaulting to the first source's stem; out_dir
-    defaults to a fresh temporary directory.
+    defaults to a fresh temporary directory.  With FXDP_OBJECT_CACHE set to a folder, each object
+    is taken from there when the same compiler compiled the same file (and headers) with the same
+    flags before, and stored there otherwise; the ELF is byte for byte the one built without it.
     """
     t = get_target(target)
     t._require(count=False)
@@ -222,14 +225,99 @@ def build(target: str | Target, sources: Iterable[str | os.PathLike], include_di
     port_dir = out / f"{name}.port"
     port_dir.mkdir(exist_ok=True)
     port_objs = [port_dir / f"{i}_{s.stem}.o" for i, s in enumerate(t.port_sources)]
+    port_flags = [*PORT_CFLAGS, *target_flags, *incs, *defs]
+    lib_flags = [*STRICT_CFLAGS, *target_flags, *extra_cflags, *incs, *defs]
+    cache = os.environ.get("FXDP_OBJECT_CACHE")
+    # no cache for a build with an include option the key's header search does not follow, or
+    # with coverage or profile data (written beside each object, which the cache would move)
+    if cache and not any(f.startswith(("-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-nostdinc", "@",
+                                       "--coverage", "-fprofile", "-ftest-coverage"))
+                         for f in lib_flags):
+        inc_dirs = [Path(d).resolve() for d in include_dirs] + [targets_dir() / "port" / "include"]
+        port_objs = _cached_objects(cc, port_flags, list(t.port_sources), inc_dirs, Path(cache), out,
+                                    f"{t.name}: compiling the port")
+        objs = _cached_objects(cc, lib_flags, sources, inc_dirs, Path(cache), out, f"{t.name}: build")
+        _run_tool([cc, *lib_flags, *map(str, objs), *map(str, port_objs),
+                   *t.ldflags, *COMMON_LDFLAGS, *t.libs, "-o", str(elf)], f"{t.name}: build")
+        return elf
     for src, obj in zip(t.port_sources, port_objs):
-        _run_tool([cc, *PORT_CFLAGS, *target_flags, *incs, *defs, "-c", str(src), "-o", str(obj)],
-                  f"{t.name}: compiling port {src.name}")
-    _run_tool([cc, *STRICT_CFLAGS, *target_flags, *extra_cflags, *incs, *defs,
-               *map(str, sources), *map(str, port_objs),
+        _run_tool([cc, *port_flags, "-c", str(src), "-o", str(obj)], f"{t.name}: compiling port {src.name}")
+    _run_tool([cc, *lib_flags, *map(str, sources), *map(str, port_objs),
                *t.ldflags, *COMMON_LDFLAGS, *t.libs, "-o", str(elf)],
               f"{t.name}: build")
     return elf
+
+
+_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.M)
+
+
+def _source_key(src: Path, inc_dirs: list[Path], path_matters: bool) -> bytes | None:
+    """The bytes of src and of every header it may include, found as the compiler would (a
+    quoted name in the including file's folder first, then the -I folders), each #include line
+    followed whatever #if surrounds it.  A name found in no folder is the toolchain's (<stdint.h>):
+    the compiler's identity covers it.  A file's path is part of the key when it uses __FILE__ or
+    when path_matters (debug information names it).  None if a file cannot be read."""
+    seen, todo, parts = set(), [src], []
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        try:
+            text = f.read_bytes()
+        except OSError:
+            return None
+        # the path only where it can reach the object: the export copies the same library files
+        # into every export's folder, and an object compiled from one copy serves them all
+        parts += [str(f).encode() if path_matters or b"__FILE__" in text else b"", text]
+        for kind, name in _INCLUDE_RE.findall(text):
+            where = ([f.parent] if kind == b'"' else []) + inc_dirs
+            hit = next((d / name.decode() for d in where if (d / name.decode()).is_file()), None)
+            if hit is not None:
+                todo.append(hit.resolve())
+    return b"\0".join(parts)
+
+
+def _cached_objects(cc: str, flags: list[str], sources: list[Path], inc_dirs: list[Path], cache: Path,
+                    out: Path, what: str) -> list[Path]:
+    """The objects of `sources` compiled with `flags`, from `cache` where the same compiler
+    compiled the same text with the same flags before (FXDP_OBJECT_CACHE; the test suite builds
+    the same library files for dozens of exports).  The key: the compiler binary (path, size,
+    mtime), the flags, and each file's bytes with its headers' (_source_key).  The misses are
+    compiled by one compiler run (one per batch of distinct file names)."""
+    exe = shutil.which(cc) or cc
+    st = os.stat(exe)
+    # the folders searched are not in the key (each export has its own): the headers found in them are
+    head = "\0".join([exe, str(st.st_size), str(st.st_mtime_ns), *(f for f in flags if not f.startswith("-I"))]).encode()
+    path_matters = any(f.startswith("-g") for f in flags)     # debug information names the source
+    objs, miss = [], []
+    for src in sources:
+        key = _source_key(Path(src), inc_dirs, path_matters)
+        if key is None:
+            obj = None
+        else:
+            digest = hashlib.sha256(head + b"\0\0" + key).hexdigest()[:32]
+            obj = cache / f"{Path(src).stem}-{digest}.o"
+        objs.append(obj)
+        if obj is None or not obj.is_file():
+            miss.append(len(objs) - 1)
+    while miss:                             # one compiler run per batch of distinct file names
+        batch, stems, later = [], set(), []
+        for i in miss:
+            stem = Path(sources[i]).stem
+            (later if stem in stems else batch).append(i)
+            stems.add(stem)
+        work = Path(tempfile.mkdtemp(prefix=".objs-", dir=out))
+        _run_tool([cc, *flags, "-c", *[str(Path(sources[i]).resolve()) for i in batch]], what, cwd=work)
+        for i in batch:
+            got = work / f"{Path(sources[i]).stem}.o"
+            if objs[i] is None:
+                objs[i] = got
+            else:
+                cache.mkdir(parents=True, exist_ok=True)
+                os.replace(got, objs[i])        # atomic: parallel builds may race for one object
+        miss = later
+    return objs
 
 
 def size(target: str | Target, elf: str | os.PathLike) -> dict[str, int]:

@@ -7,6 +7,9 @@ README's test command runs on two pytest-xdist workers (``-n 2``).  Each worker 
 files (a module's fixtures, such as the export-targets build, are made once), the longest
 files first, in FIRST_FILES' order, so that the short ones fill the end of the session.
 """
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,22 @@ REPO = Path(__file__).resolve().parent.parent
 FIRST_FILES = ("test_eva.py", "test_export_targets.py", "test_fuzz.py", "test_export.py", "test_cli.py",
                "test_dbitflip.py", "test_longitudinal.py", "test_subset_selection.py", "test_ctgrind.py",
                "test_dask.py")
+
+
+def pytest_configure(config):
+    """One object cache for the session's target builds (fxdp.targets.build, FXDP_OBJECT_CACHE):
+    the export tests build the same library files for every kind and form.  Set here, in the
+    controller, before the xdist workers start, so that they share it; removed at the end."""
+    if "FXDP_OBJECT_CACHE" not in os.environ and not hasattr(config, "workerinput"):
+        config._fxdp_object_cache = tempfile.mkdtemp(prefix="fxdp-objects-")
+        os.environ["FXDP_OBJECT_CACHE"] = config._fxdp_object_cache
+
+
+def pytest_unconfigure(config):
+    made = getattr(config, "_fxdp_object_cache", None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
+        os.environ.pop("FXDP_OBJECT_CACHE", None)
 
 
 def pytest_addoption(parser):

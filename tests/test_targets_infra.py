@@ -96,3 +96,41 @@ def test_user_code_is_strict_c99(tmp_path):
                    "int main(void) { uint8_t b = w; return b; }\n")
     with pytest.raises(TargetError, match="Wconversion"):
         build("host", [src], out_dir=tmp_path)
+
+
+@pytest.mark.parametrize("name", ["cortex-m0plus", "avr-atmega328p"])
+def test_object_cache_builds_the_same_elf_and_follows_headers(tmp_path, monkeypatch, name):
+    """FXDP_OBJECT_CACHE: a build from the cache is byte for byte the build without it; a copy of
+    the same files in another folder (as every export is) is served from the cache; a changed
+    header that a source includes, or a changed define, is compiled again."""
+    def project(where, value):
+        where.mkdir()
+        (where / "val.h").write_text(f"#define VAL {value}u\n")
+        (where / "lib.c").write_text('#include <stdint.h>\n#include "val.h"\n'
+                                     "uint32_t lib_val(void) { return VAL; }\n")
+        main = SELFTEST.read_text()
+        (where / "main.c").write_text(main)
+        return [where / "main.c", where / "lib.c"]
+
+    monkeypatch.delenv("FXDP_OBJECT_CACHE", raising=False)
+    plain = build(name, project(tmp_path / "a", 7), out_dir=tmp_path / "plain")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("FXDP_OBJECT_CACHE", str(cache))
+    first = build(name, project(tmp_path / "b", 7), out_dir=tmp_path / "first")
+    assert first.read_bytes() == plain.read_bytes()
+    stored = sorted(p.name for p in cache.glob("*.o"))
+    assert any(s.startswith("lib-") for s in stored) and any(s.startswith("main-") for s in stored)
+
+    again = build(name, project(tmp_path / "c", 7), out_dir=tmp_path / "again")     # another folder
+    assert again.read_bytes() == plain.read_bytes()
+    assert sorted(p.name for p in cache.glob("*.o")) == stored                     # nothing compiled
+
+    changed = build(name, project(tmp_path / "d", 8), out_dir=tmp_path / "changed")   # val.h differs
+    now = sorted(p.name for p in cache.glob("*.o"))
+    new = [s for s in now if s not in stored and s.startswith("lib-")]
+    assert new, "a changed header was not compiled"
+    old = next(s for s in stored if s.startswith("lib-"))
+    assert (cache / new[0]).read_bytes() != (cache / old).read_bytes()             # VAL 8, not 7
+    assert changed.is_file()
+    build(name, project(tmp_path / "e", 7), defines={"SELFTEST_EXTRA": 1}, out_dir=tmp_path / "defined")
+    assert len(list(cache.glob("lib-*.o"))) == 3                                   # and a new define
