@@ -88,6 +88,9 @@ ENTRY_OPTS: dict[str, list[str]] = {
     # until a draw fails; slevel keeps "drawn, so v written" apart from "not drawn" in each pass
     "geometric_ct": ["-eva-slevel-function", "geo_ct_release:200"],
     "geometric_ct_rom": ["-eva-slevel-function", "geo_ct_release:200"],
+    # the lazy RAPPOR release's chunk loop (runs of 32 flips): one state per iteration is precise
+    # enough (0 alarms) and cheaper (37.8 -> 26.2 s alone, 2026-12-07)
+    "rappor": ["-eva-slevel-function", "rappor_run_chunks:0"],
     # the fleet: the release's contract in place of its body (drivers/rappor_full_fleet.c says why)
     "rappor_full_fleet": ["-eva-use-spec", "fxdp_rappor_full_release"],
     "rappor_full_provision": ["-eva-slevel-function", "fxdp_rappor_full_provision:100"],
