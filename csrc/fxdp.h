@@ -7,7 +7,7 @@
  *
  * Layers (each in its own files, dependency downward only):
  *   0. numbers            fxdp_fixed.c, fxdp_fixmath.c
- *   1. bit source         fxdp_chacha20.c, fxdp_rng.c, fxdp_health.c
+ *   1. bit source         fxdp_chacha20.c, fxdp_rng.c, fxdp_health.c, fxdp_strhash.c
  *   2. samplers           fxdp_uniform.c, fxdp_bernoulli.c, fxdp_laplace.c, fxdp_table.c, fxdp_dlap_fast.c
  *   4. mechanisms         fxdp_mech_*.c, fxdp_laplace_fixed.c (docs/architecture.md; 3 is Python only)
  *
@@ -216,6 +216,18 @@ fxdp_status fxdp_bits(fxdp_rng *r, unsigned n, uint32_t *out);
 fxdp_status fxdp_bits64(fxdp_rng *r, unsigned n, uint64_t *out);
 /* out[0..16) = RFC 8439 ChaCha20 block(key, counter, nonce) (the state words after the final addition). */
 void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint32_t out[16]);
+
+/* ---- layer 1: keyed string hash (fxdp_strhash.c; Python reference fxdp/strhash.py) ----
+ * The hash family of the string sketches: strongly universal over the key (two distinct strings
+ * of at most max_len bytes land in a width of 2^l, l <= 25, at the same place with probability
+ * 1/2^l; docs/mechanisms.md). */
+#define FXDP_STRHASH_MAX_LENGTH 255u
+/* *out = (b + sum_i a_i x_i) mod 2^32, x = (len, block[0..len), zeros to max_len + 1 symbols),
+ * (b, a_0..a_max_len) = ChaCha20(key, counter 0.., nonce (j, max_len, "FXSH")) words 0..max_len+1;
+ * reads all of block[0..max_len), so its time does not depend on the string or len;
+ * FXDP_ERR_PARAM on a NULL pointer, max_len outside 1..255 or len > max_len. */
+fxdp_status fxdp_strhash32(const uint32_t key[8], uint32_t j, const uint8_t *block, uint32_t len,
+                           uint32_t max_len, uint32_t *out);
 
 /* ---- layer 1: entropy health tests (fxdp_health.c; Python twin fxdp/health.py) ----
  * NIST SP 800-90B 4.4 continuous tests on the board's raw TRNG bytes (one sample = one byte), for a

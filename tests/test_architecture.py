@@ -21,7 +21,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent      # this checkout: docs
 LAYERS = {
     "fxdp.errors": 0, "fxdp._numba_cache": 0, "fxdp._certified": 0, "fxdp.fixed": 0, "fxdp.conservative": 0, "fxdp.validate": 0, "fxdp._jsonout": 0,
     "fxdp.fixmath": 0, "fxdp.finite_bounds": 0,   # integer ln and CORDIC, the Gazeau bounds: math, no draws
-    "fxdp.bitsource": 1, "fxdp.health": 1, "fxdp._cffi_build": 1, "fxdp.native": 1, "fxdp._fxdp_c": 1,
+    "fxdp.bitsource": 1, "fxdp.health": 1, "fxdp.strhash": 1, "fxdp._cffi_build": 1, "fxdp.native": 1, "fxdp._fxdp_c": 1,
     "fxdp.samplers": 2, "fxdp.generator": 2,
     "fxdp.reports": 3,
     "fxdp.mechanisms": 4, "fxdp.registry": 4,

@@ -51,9 +51,9 @@ REPO = HERE.parent.parent
 CSRC = REPO / "csrc"
 ALLOWED = HERE / "allowed.json"
 SAMPLERS = {"bernoulli_dyadic_ct": True, "bernoulli_block_ct": True, "table_sample_ct": True, "health_fill": True,
-            "bernoulli_dyadic": False, "bernoulli_block": False, "uniform_below_u32": False}
+            "strhash32": True, "bernoulli_dyadic": False, "bernoulli_block": False, "uniform_below_u32": False}
 SAMPLER_SOURCES = ["fxdp_chacha20.c", "fxdp_rng.c", "fxdp_health.c", "fxdp_uniform.c", "fxdp_bernoulli.c",
-                   "fxdp_table.c"]
+                   "fxdp_table.c", "fxdp_strhash.c"]
 CFLAGS = ["-std=c99", "-g", "-O2", "-fno-inline-functions-called-once"]
 N_INPUTS = 6
 VALGRIND = ["valgrind", "--tool=memcheck", "-q", "--error-limit=no", "--num-callers=16",

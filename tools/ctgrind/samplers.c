@@ -4,7 +4,8 @@
  *   samplers ENTRY      ENTRY: bernoulli_dyadic_ct, bernoulli_block_ct, table_sample_ct (constant time),
  *                              bernoulli_dyadic, bernoulli_block, uniform_below_u32 (lazy twins, which must be flagged),
  *                              health_fill (the SP 800-90B tests over secret raw bytes: only the
- *                              verdict of a call may be branched on)
+ *                              verdict of a call may be branched on), strhash32 (a secret string of
+ *                              secret length: only the length's validity check may be branched on)
  *
  * Every call draws from a keyed stream whose key words are marked undefined, so every keystream
  * word is secret to memcheck; the secret parameter (a of the Bernoulli, the table's entries) is
@@ -94,6 +95,17 @@ int main(int argc, char **argv)
                 st = FXDP_ERR_ENTROPY;
             }
             VALGRIND_MAKE_MEM_DEFINED(buf, sizeof buf);
+        } else if (strcmp(e, "strhash32") == 0) {
+            /* the string and its length are secret; the key (public) and max_len are not */
+            static const uint32_t hkey[8] = {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u};
+            uint8_t s[40];
+            uint32_t len = i * 5u;                               /* 0 .. 35 <= max_len */
+            for (j = 0; j < sizeof s; j++) {
+                s[j] = (uint8_t)(j * 7u + i);
+            }
+            VALGRIND_MAKE_MEM_UNDEFINED(s, sizeof s);
+            VALGRIND_MAKE_MEM_UNDEFINED(&len, sizeof len);
+            st = fxdp_strhash32(hkey, i, s, len, 40u, &idx);
         } else if (strcmp(e, "uniform_below_u32") == 0) {
             st = fxdp_uniform_below_u32(&r, 1000u + i, &idx);
         } else {

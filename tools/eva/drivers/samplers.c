@@ -174,3 +174,12 @@ void eva_table_sample_ct(void)
     (void)fxdp_table_sample_ct(eva_rng_or_null(), EVA_OR_NULL(table), Frama_C_unsigned_int_interval(0u, 1u << 16),
                                any_unsigned(), EVA_OR_NULL(&index));
 }
+
+void eva_strhash32(void)
+{
+    uint8_t block[255];
+    uint32_t out;
+    eva_unknown(eva_key, sizeof eva_key);
+    eva_unknown(block, sizeof block);
+    (void)fxdp_strhash32(EVA_OR_NULL(eva_key), any_u32(), EVA_OR_NULL(block), any_u32(), any_u32(), EVA_OR_NULL(&out));
+}

@@ -1,0 +1,134 @@
+"""Layer 1: the keyed string hash family of the string sketches (issue 34), the reference.
+
+For a byte string s of at most L = max_length bytes (L <= 255), hash index j and width m = 2^l:
+
+    x = (len(s), s[0], ..., s[len(s) - 1], 0, ..., 0)          L + 1 symbols of 8 bits
+    b, a_0, ..., a_L = words 0 .. L + 1 of the ChaCha20 keystream with the 32-byte public
+                       hash_key, counter 0, 1, ... and nonce (j, L, TAG)
+    h_j(s) = ((b + sum_i a_i x_i) mod 2^32) >> (32 - l)
+
+The length symbol makes every string of at most L bytes a distinct vector (zero padding alone
+would not tell "a" from "a\\0").  For uniform coefficients this is multiply-add-shift over vectors
+(Dietzfelbinger 1996; Thorup, "High speed hashing for integers and strings", 2015): strongly
+universal when the word size 32 is at least the symbol size 8 plus l - 1, so for every width up to
+2^25: for s != t and any u, v, Pr[h(s) = u and h(t) = v] = 1/m^2; in particular two distinct
+strings collide with probability exactly 1/m.  tests/test_strhash.py checks the family by
+enumerating every coefficient vector at small word sizes (and that the bound fails where the word
+is too short).  The coefficients come from ChaCha20, so the statement holds for the real key as
+far as ChaCha20 is a pseudorandom function; the key is public (the server hashes candidates with
+it), so a value chosen to collide with another under the published key is not excluded: the
+bound is over the key, as in the Count Mean Sketch's analysis.  The family is linear in the
+string's bytes, so under one key the collisions of structured strings come in groups: pairs with
+the same byte differences collide together.  3,000 strings "event-0" ... "event-2999" in a width
+of 2^10 give 4,433 colliding pairs on average over 64 hash indices (4,393 expected), but one
+index's count has a standard deviation of about 1,000 against 71 for random strings; a sketch
+that averages over its k hash indices, each with its own coefficients, averages that out.
+
+Cheap on a small device: L + 1 multiplications of a byte by a 32-bit word and
+ceil((L + 2) / 16) ChaCha20 blocks for the coefficients of one hash index.  The C twin
+(fxdp_strhash32, csrc/fxdp_strhash.c) reads every one of the L bytes and masks those past the
+length, so its time and memory accesses do not depend on the string or its length; the Numba
+twin is fxdp.samplers._nb_strhash.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .bitsource import chacha20_block
+
+MAX_LENGTH = 255                       # the length is one 8-bit symbol
+MAX_LOG2_WIDTH = 25                    # 32 >= 8 + l - 1: strongly universal up to 2^25
+TAG = int.from_bytes(b"FXSH", "little")
+DEFAULT_HASH_KEY = b"fxdp string hash family, key v1."     # 32 bytes, public
+
+
+def parse_hash_key(hash_key) -> bytes:
+    """32 bytes (bytes, or 64 hex digits); None is DEFAULT_HASH_KEY."""
+    if hash_key is None:
+        return DEFAULT_HASH_KEY
+    if isinstance(hash_key, (bytes, bytearray)):
+        key = bytes(hash_key)
+    elif isinstance(hash_key, str):
+        digits = hash_key[2:] if hash_key[:2] in ("0x", "0X") else hash_key
+        try:
+            key = bytes.fromhex(digits)
+        except ValueError:
+            raise ValueError(f"hash_key must be 32 bytes or 64 hex digits, got {hash_key!r}") from None
+    else:
+        raise TypeError(f"hash_key must be bytes or a hex string, got {type(hash_key).__name__}")
+    if len(key) != 32:
+        raise ValueError(f"hash_key must be 32 bytes (64 hex digits), got {len(key)} bytes")
+    return key
+
+
+def key_words(hash_key: bytes) -> tuple[int, ...]:
+    """The ChaCha20 key: 8 little-endian words."""
+    return tuple(int.from_bytes(hash_key[4 * i: 4 * i + 4], "little") for i in range(8))
+
+
+def check_max_length(max_length) -> int:
+    if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)):
+        raise TypeError(f"max_length must be an int in [1, {MAX_LENGTH}], got {type(max_length).__name__}")
+    if not 1 <= int(max_length) <= MAX_LENGTH:
+        raise ValueError(f"max_length must be in [1, {MAX_LENGTH}], got {max_length}")
+    return int(max_length)
+
+
+def to_bytes(value, max_length: int, name: str = "value") -> bytes:
+    """A value as the bytes the device hashes: bytes as they are, a str UTF-8 encoded; at most
+    max_length bytes."""
+    if isinstance(value, str):
+        b = value.encode("utf-8")
+    elif isinstance(value, (bytes, bytearray, memoryview, np.bytes_)):
+        b = bytes(value)
+    else:
+        raise TypeError(f"{name} must be bytes or str, got {type(value).__name__}")
+    if len(b) > max_length:
+        raise ValueError(f"{name} is {len(b)} bytes long; max_length is {max_length}")
+    return b
+
+
+def encode(s: bytes, max_length: int) -> bytes:
+    """The vector x: the length, then the bytes, zero-padded to max_length + 1 symbols."""
+    return bytes([len(s)]) + s + bytes(max_length - len(s))
+
+
+@lru_cache(maxsize=4096)
+def coefficients(hash_key: bytes, j: int, max_length: int) -> tuple[int, ...]:
+    """(b, a_0, ..., a_L) of hash index j: the first L + 2 keystream words."""
+    key, words, counter = key_words(hash_key), [], 0
+    while len(words) < max_length + 2:
+        words += chacha20_block(key, counter, (j, max_length, TAG))
+        counter += 1
+    return tuple(words[: max_length + 2])
+
+
+def hash32(hash_key: bytes, j: int, s: bytes, max_length: int) -> int:
+    """(b + sum_i a_i x_i) mod 2^32 for hash index j."""
+    c = coefficients(hash_key, j, max_length)
+    acc = c[0]
+    for a, x in zip(c[1:], encode(s, max_length)):
+        acc += a * x
+    return acc & 0xFFFFFFFF
+
+
+def hash_to_width(hash_key: bytes, j: int, s: bytes, max_length: int, log2_width: int) -> int:
+    """h_j(s) in [0, 2^log2_width): the top log2_width bits of hash32."""
+    if not 1 <= log2_width <= MAX_LOG2_WIDTH:
+        raise ValueError(f"log2_width must be in [1, {MAX_LOG2_WIDTH}], got {log2_width}")
+    return hash32(hash_key, j, s, max_length) >> (32 - log2_width)
+
+
+def multiply_add_shift(coeffs, x, word_bits: int, log2_width: int) -> int:
+    """The family itself at any word size (the enumeration test's subject):
+    ((b + sum_i a_i x_i) mod 2^word_bits) >> (word_bits - log2_width), coeffs = (b, a_0, ...)."""
+    acc = coeffs[0]
+    for a, xi in zip(coeffs[1:], x):
+        acc = acc + a * xi                 # not in place: coeffs may be arrays (every key at once)
+    return (acc % (1 << word_bits)) >> (word_bits - log2_width)
+
+
+__all__ = ["DEFAULT_HASH_KEY", "MAX_LENGTH", "MAX_LOG2_WIDTH", "TAG", "check_max_length", "coefficients",
+           "encode", "hash32", "hash_to_width", "key_words", "multiply_add_shift", "parse_hash_key", "to_bytes"]
