@@ -220,7 +220,7 @@ void fxdp_chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t
 /* ---- layer 1: keyed string hash (fxdp_strhash.c; Python reference fxdp/strhash.py) ----
  * The hash family of the string sketches: strongly universal over the key (two distinct strings
  * of at most max_len bytes land in a width of 2^l, l <= 25, at the same place with probability
- * 1/2^l; docs/mechanisms.md). */
+ * 1/2^l; fxdp/strhash.py states and tests/test_strhash.py checks it). */
 #define FXDP_STRHASH_MAX_LENGTH 255u
 /* *out = (b + sum_i a_i x_i) mod 2^32, x = (len, block[0..len), zeros to max_len + 1 symbols),
  * (b, a_0..a_max_len) = ChaCha20(key, counter 0.., nonce (j, max_len, "FXSH")) words 0..max_len+1;
