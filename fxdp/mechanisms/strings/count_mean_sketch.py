@@ -1,0 +1,258 @@
+"""Apple's Count Mean Sketch (CMS; "Learning with Privacy at Scale", Apple 2017), exact on dyadic
+probabilities: the first step of issue 34, the reference release, its privacy map and exact
+audit, and the server's estimator.  Not registered yet: the Numba fleet, the C device form, the
+wire codec and the footprint come next, on this reference.
+
+A device holds a byte string s of at most max_length bytes.  With k hash functions
+h_0 .. h_{k-1} into a width of m = 2^l (fxdp.strhash: keyed by a public 32-byte key,
+strongly universal), it
+
+1. draws j uniform in [0, k) (``uniform_below``; ``uniform_below_ct`` in constant time),
+2. encodes v = the one-hot vector of h_j(s) in m bits,
+3. flips every bit i = 0 .. m-1 in order with probability q (a Bernoulli(a_q / 2^bits) draw each,
+   ``bernoulli_dyadic`` or ``_ct``), and reports (j, v xor flips).
+
+q = 1/(1 + e^(eps/2)) is rounded *up* to the grid of 2^-bits (more noise), so the realized
+epsilon 2 ln((1 - q)/q) never exceeds the request: two inputs' one-hot vectors differ in at most
+two positions, and j does not depend on the input.  Every pair of strings is a pair of
+neighbours (the input metric is discrete), so ``epsilon`` is the local epsilon.
+
+The server (``estimate``): C[j][u] counts the reports of index j with bit u set, n_j the reports
+of index j; X[j][u] = (C[j][u] - n_j q) / (1 - 2q) estimates the devices of index j whose string
+hashes to u.  For a candidate d, S(d) = sum_j X[j][h_j(d)] estimates n_d + (n - n_d)/m over the
+hash key (a device holding another string lands on d's cell with probability 1/m), so
+
+    f(d) = (m / (m - 1)) (S(d) / n - 1/m)
+
+is unbiased for d's share of the devices over the flips and the hash key.  Its variance has three
+parts, (m / (m - 1))^2 times
+
+    (q (1 - q) / (1 - 2q)^2 + (1 - f) (1/m) (1 - 1/m)) / n      the flips, and each other device
+                                                                 landing on d's cell or not
+    + (1 / (k m)) (1 - 1/m) sum_{s != d} f_s^2                   the hash key: a string s shares
+                                                                 d's cell in about k/m rows
+
+The last term does not shrink with n: under one key, a frequent string that shares a cell with d
+in a row biases d's estimate by its share / k, the same in every fleet.  ``estimate`` takes
+sum_s f_s^2 from the sketch itself (each row's sum of squared cell shares, less the noise's part),
+which can only overstate it.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+
+from ... import strhash
+from ...conservative import exp_interval, float_up, log_up
+from ...reports import AuditReport, Estimate
+from ...samplers import reference as ref
+from ..base import Mechanism
+
+MAX_LOG2_WIDTH = 16            # simulation: a report is m bits
+MAX_HASHES = 1 << 16
+
+
+def realize(epsilon, bits):
+    """a_q over 2^bits: q = a_q / 2^bits >= 1/(1 + e^(eps/2)), the smallest such."""
+    lo, _ = exp_interval(Fraction(epsilon) / 2)            # lo <= e^(eps/2)
+    return int(math.ceil(Fraction(1 << bits) / (lo + 1)))
+
+
+def _ratio(a_q, bits):
+    """((1 - q)/q)^2: the largest ratio of two inputs' report probabilities."""
+    return Fraction((1 << bits) - a_q, a_q) ** 2
+
+
+def _check_int(name, value, lo, hi, what=""):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int in [{lo}, {hi}]{what}, got {type(value).__name__}")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{name} must be in [{lo}, {hi}]{what}, got {value}")
+    return int(value)
+
+
+class CountMeanSketch(Mechanism):
+    """The Count Mean Sketch client over byte strings (see the module docstring)."""
+    kind = "count_mean_sketch"
+    input_metric = "DiscreteMetric"
+
+    def __init__(self, width, hashes, epsilon, max_length=32, constant_time=False, bits=32, hash_key=None):
+        width = _check_int("width", width, 2, 1 << MAX_LOG2_WIDTH, ", a power of two")
+        if width & (width - 1):
+            raise ValueError(f"width must be a power of two in [2, {1 << MAX_LOG2_WIDTH}], got {width}")
+        self.width, self.log2_width = width, width.bit_length() - 1
+        self.hashes = _check_int("hashes", hashes, 1, MAX_HASHES)
+        self.max_length = strhash.check_max_length(max_length)
+        self.bits = _check_int("bits", bits, 2, 32)
+        if not isinstance(constant_time, bool):
+            raise TypeError(f"constant_time must be a bool, got {type(constant_time).__name__}")
+        self.constant_time = constant_time
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction, np.integer, np.floating)):
+            raise TypeError(f"epsilon must be a number in (0, 64], got {type(epsilon).__name__}")
+        if not (isinstance(epsilon, Fraction) or math.isfinite(float(epsilon))) or not 0 < epsilon <= 64:
+            raise ValueError(f"epsilon must be in (0, 64], got {epsilon}")
+        self.epsilon_requested = Fraction(epsilon)
+        self.hash_key = strhash.parse_hash_key(hash_key)
+        self._hash_key_arg = hash_key
+        self.a_q = realize(self.epsilon_requested, self.bits)
+        half = 1 << (self.bits - 1)
+        if not 0 < self.a_q < half:
+            nearest = float_up(Fraction(log_up(_ratio(half - 1, self.bits))))
+            raise ValueError(f"epsilon = {float(self.epsilon_requested)!r} is too small for bits = {self.bits}: "
+                             f"the flip probability rounds to 1/2 (no privacy loss to spend); the nearest "
+                             f"valid epsilon is {nearest!r} (or use more bits)")
+        self.q = Fraction(self.a_q, 1 << self.bits)
+        self._ratio = _ratio(self.a_q, self.bits)
+        self._eps = log_up(self._ratio)
+
+    # --- description
+    input_domain = "AtomDomain(bytes)"
+
+    @property
+    def output_domain(self):
+        return f"TupleDomain(AtomDomain(u32) < {self.hashes}, VectorDomain(AtomDomain(bool), size={self.width}))"
+
+    @property
+    def bits_per_report(self):
+        """The hash index (ceil(log2 k) bits) and m bits."""
+        return (self.hashes - 1).bit_length() + self.width
+
+    def privacy_map(self, d_in):
+        if d_in < 0:
+            raise ValueError(f"d_in must be >= 0, got {d_in}")
+        return 0.0 if d_in == 0 else self._eps
+
+    def config(self):
+        return {"width": self.width, "hashes": self.hashes, "epsilon": self.epsilon_requested,
+                "max_length": self.max_length, "constant_time": self.constant_time, "bits": self.bits,
+                "hash_key": self._hash_key_arg}
+
+    def realized(self):
+        return {"q": self.q, "a_q": self.a_q, "bits": self.bits, "epsilon": self._eps,
+                "hash_key": self.hash_key.hex()}
+
+    # --- input and release
+    def check_input(self, x):
+        b = strhash.to_bytes(x, self.max_length, "value")
+        if not b:
+            raise ValueError(f"value must be 1 to {self.max_length} bytes long, got an empty string")
+        return b
+
+    def cell(self, j, s):
+        """h_j(s): the sketch column of string s (checked bytes) under hash index j."""
+        return strhash.hash_to_width(self.hash_key, j, s, self.max_length, self.log2_width)
+
+    def release(self, src, x):
+        """(j, bits): j uniform in [0, k), then the m bits of the one-hot vector of h_j(x), each
+        flipped with probability q, in order."""
+        j = ref.uniform_below_ct(src, self.hashes) if self.constant_time else ref.uniform_below(src, self.hashes)
+        u = self.cell(j, x)
+        flip = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
+        return j, [int(i == u) ^ int(flip(src, self.a_q, self.bits)) for i in range(self.width)]
+
+    # --- the exact audit: the report's probability is a product
+    def report_pmf(self, j, bits, x):
+        """P((j, bits) | x), exactly."""
+        u = self.cell(j, x)
+        q, keep = self.q, 1 - self.q
+        pr = Fraction(1, self.hashes)
+        for i, b in enumerate(bits):
+            pr *= keep if b == int(i == u) else q
+        return pr
+
+    def exact_audit(self, d_in=1):
+        """Closed form: the ratio of two inputs' report probabilities is ((1 - q)/q)^c, where c in
+        {-2, 0, 2} is the signed count of positions where their one-hot vectors differ, for the
+        reported j.  It reaches ((1 - q)/q)^2 for any two strings with h_j(s) != h_j(t) for some j
+        (whatever bits the report has outside those two positions); for two strings that every
+        h_j maps together the mechanism is the same for both (ratio 1).  The witness pair is the
+        first two strings b"\\x00", b"\\x01", ... that some hash index separates."""
+        if d_in == 0:
+            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)")
+        for t in range(1, 256):
+            s, other = b"\x00", bytes([t])
+            for j in range(self.hashes):
+                u, w = self.cell(j, s), self.cell(j, other)
+                if u != w:
+                    bits = [int(i == u) for i in range(self.width)]
+                    ratio = self.report_pmf(j, bits, s) / self.report_pmf(j, bits, other)
+                    return AuditReport(self.kind, self._eps, log_up(ratio),
+                                       {"x": s.hex(), "x_prime": other.hex(), "j": j, "report": "one-hot of h_j(x)"},
+                                       "closed form (product channel)", d_in=d_in)
+        return AuditReport(self.kind, self._eps, 0.0, {"note": "no hash index separates the witnesses"},
+                           "closed form (product channel)", d_in=d_in)
+
+    def enumerated_epsilon(self, inputs):
+        """max over the given inputs and every report of the probability ratio, by enumerating
+        all k 2^m reports (small m only): the audit's check."""
+        if self.width > 12:
+            raise ValueError(f"enumerated_epsilon enumerates 2^width reports: width must be <= 12, got {self.width}")
+        inputs = [self.check_input(x) for x in inputs]
+        worst = Fraction(1)
+        for j in range(self.hashes):
+            for bits in product((0, 1), repeat=self.width):
+                prs = [self.report_pmf(j, bits, x) for x in inputs]
+                worst = max(worst, max(prs) / min(prs))
+        return worst
+
+    # --- the server
+    def sketch(self, reports):
+        """(C, n_j): C[j][u] = the reports of index j with bit u set, n_j the reports of index j.
+        reports: (js, bits) arrays (n, and n x m), or a list of (j, bits) pairs."""
+        js, bits = self._as_arrays(reports)
+        counts = np.zeros((self.hashes, self.width), np.int64)
+        np.add.at(counts, js, bits)
+        return counts, np.bincount(js, minlength=self.hashes)
+
+    def _as_arrays(self, reports):
+        if isinstance(reports, tuple) and len(reports) == 2 and isinstance(reports[0], np.ndarray):
+            js, bits = reports
+        else:
+            reports = list(reports)
+            js = np.array([r[0] for r in reports], np.int64)
+            bits = np.array([list(r[1]) for r in reports], np.uint8).reshape(len(reports), self.width)
+        js, bits = np.asarray(js, np.int64), np.asarray(bits, np.uint8)
+        if js.ndim != 1 or bits.shape != (js.size, self.width):
+            raise ValueError(f"reports must be n hash indices and an n x {self.width} bit matrix, "
+                             f"got shapes {js.shape} and {bits.shape}")
+        if js.size == 0:
+            raise ValueError("reports must hold at least one report")
+        if js.min() < 0 or js.max() >= self.hashes or bits.max(initial=0) > 1:
+            raise ValueError(f"reports hold a hash index outside [0, {self.hashes}) or a bit other than 0/1")
+        return js, bits
+
+    def estimate(self, reports, candidates):
+        """Each candidate's share of the devices (unbiased over the flips and the hash key), with
+        its standard error (the flips' noise and the hash-collision terms; module docstring), in
+        the candidates' order."""
+        counts, n_j = self.sketch(reports)
+        n = int(n_j.sum())
+        cand = [self.check_input(c) for c in candidates]
+        q, m, k = float(self.q), self.width, self.hashes
+        noise = q * (1 - q) / (1 - 2 * q) ** 2          # one report's flip noise at one cell, debiased
+        x = (counts - n_j[:, None] * q) / (1.0 - 2.0 * q)
+        s = np.array([sum(x[j, self.cell(j, c)] for j in range(k)) for c in cand], np.float64)
+        est = (m / (m - 1)) * (s / n - 1.0 / m)
+        f = np.clip(est, 0.0, 1.0)
+        # sum_s f_s^2, from the sketch: each row's sum of squared cell shares less its noise (an
+        # upper estimate: strings sharing a cell add their shares)
+        rows = n_j > 0
+        share = x[rows] / n_j[rows, None]
+        f2 = float(np.mean(np.maximum((share ** 2).sum(axis=1) - m * noise / n_j[rows], 0.0)))
+        var = (m / (m - 1)) ** 2 * ((noise + (1 - f) * (1 / m) * (1 - 1 / m)) / n
+                                    + (1 / (k * m)) * (1 - 1 / m) * np.maximum(f2 - f ** 2, 0.0))
+        return Estimate("frequency", est, np.sqrt(var), labels=[c.decode("utf-8", "backslashreplace") for c in cand])
+
+
+def make_count_mean_sketch(width, hashes, epsilon, max_length=32, constant_time=False, bits=32, hash_key=None):
+    """Apple's Count Mean Sketch client (module docstring): width m (a power of two, 2..2^16),
+    hashes k (1..2^16), epsilon in (0, 64], byte strings of 1..max_length bytes (a str is UTF-8
+    encoded), the flip probability on a grid of 2^-bits (2..32), hash_key the public 32-byte key
+    of fxdp.strhash."""
+    return CountMeanSketch(width, hashes, epsilon, max_length, constant_time, bits, hash_key)
+
+
+__all__ = ["CountMeanSketch", "make_count_mean_sketch", "realize"]

@@ -1,0 +1,135 @@
+"""Count Mean Sketch, the reference step (issue 34): the realized flip probability never raises
+epsilon; the report's distribution is the product channel, proved by enumerating every bit
+string for small parameters; the closed-form audit equals the enumerated worst ratio; the
+estimator is unbiased within its standard errors on a simulated fleet; bad input is refused."""
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fxdp.bitsource import ChaCha20Source, ReplaySource
+from fxdp.conservative import exp_interval, log_up
+from fxdp.mechanisms.strings.count_mean_sketch import make_count_mean_sketch
+
+
+@pytest.mark.parametrize("eps", [0.25, 1, 2, 4, 8, 20])
+@pytest.mark.parametrize("bits", [8, 16, 32])
+def test_realized_epsilon_never_exceeds_the_request_and_q_is_the_smallest(eps, bits):
+    m = make_count_mean_sketch(8, 2, eps, bits=bits)
+    assert m.epsilon <= eps
+    lo, hi = exp_interval(Fraction(eps) / 2)
+    assert m.q >= 1 / (hi + 1)                                      # never less noise than asked
+    smaller = Fraction(m.a_q - 1, 1 << bits)
+    assert smaller == 0 or smaller < 1 / (lo + 1)                    # one step less would be too little
+    assert m.epsilon == log_up(((1 - m.q) / m.q) ** 2) == m.local_epsilon
+
+
+@pytest.mark.parametrize("width, hashes", [(2, 1), (2, 2), (4, 2), (2, 4)])
+def test_every_bit_string_gives_the_product_channel(width, hashes):
+    """Lazy release with bits = 2 and k a power of two: j reads log2 k bits, each flip 1 or 2
+    bits.  Every bit string of the longest read's length N is replayed (weight 2^-N each; the
+    release reads a prefix of it): the reports' frequencies are the product channel's exactly.
+    (uniform_below's rejection for other k is enumerated in tests/test_enumeration.py.)"""
+    m = make_count_mean_sketch(width, hashes, 2.2, max_length=2, bits=2)
+    n_bits = (hashes - 1).bit_length() + 2 * width
+    for x in (b"a", b"zz"):
+        got = Counter()
+        for v in range(1 << n_bits):
+            j, bits = m.release(ReplaySource.from_bits(v, n_bits), x)
+            got[(j, tuple(bits))] += 1
+        for j in range(hashes):
+            for v in range(1 << width):
+                bits = tuple((v >> i) & 1 for i in range(width))
+                assert Fraction(got[(j, bits)], 1 << n_bits) == m.report_pmf(j, bits, x), (x, j, bits)
+
+
+def test_constant_time_release_matches_the_product_channel_in_goodness_of_fit():
+    """Constant time (uniform_below_ct: 128 bits for j) is too long to enumerate: 40,000 releases
+    of one ChaCha20 stream (seed 34) against the exact pmf, chi-square over the k 2^m reports; the
+    threshold is the 1 - 10^-6 quantile of chi-square with 31 degrees of freedom (about 76)."""
+    m = make_count_mean_sketch(4, 2, 2.0, max_length=2, bits=8, constant_time=True)
+    src = ChaCha20Source(34)
+    n = 40_000
+    got = Counter(tuple([j, *bits]) for j, bits in (m.release(src, b"q") for _ in range(n)))
+    chi2 = 0.0
+    for j in range(2):
+        for v in range(16):
+            bits = [(v >> i) & 1 for i in range(4)]
+            e = n * float(m.report_pmf(j, bits, b"q"))
+            chi2 += (got[tuple([j, *bits])] - e) ** 2 / e
+    assert chi2 < 76.0, chi2
+
+
+@pytest.mark.parametrize("width, hashes, eps", [(2, 1, 1.0), (4, 2, 2.0), (4, 3, 6.0), (8, 2, 0.5)])
+def test_closed_form_audit_equals_the_enumerated_worst_ratio(width, hashes, eps):
+    m = make_count_mean_sketch(width, hashes, eps, max_length=1, bits=16)
+    inputs = [bytes([t]) for t in range(0, 256, 5)]
+    worst = m.enumerated_epsilon(inputs)
+    assert worst == m._ratio                                          # some pair is separated by some h_j
+    rep = m.exact_audit()
+    assert rep.epsilon_realized == log_up(worst) == m.epsilon
+    x, y = bytes.fromhex(rep.witness["x"]), bytes.fromhex(rep.witness["x_prime"])
+    assert m.cell(rep.witness["j"], x) != m.cell(rep.witness["j"], y)
+
+
+def test_estimate_is_unbiased_within_its_standard_errors():
+    """5,000 reference releases (one ChaCha20 stream, seed 7) from a population of 4 strings and
+    a tail of 200 rare ones, m = 256, k = 16, eps = 4: every candidate's estimate within 4 standard
+    errors of its true share (a string no device holds: about 0); the standard error includes the
+    collision terms (larger than the noise term alone)."""
+    m = make_count_mean_sketch(256, 16, 4.0)
+    rng = np.random.default_rng(7)
+    heads = ["error: timeout", "error: brownout", "ok", "sensor fault 7"]
+    shares = [0.3, 0.2, 0.15, 0.05]
+    pop = list(rng.choice(len(heads), size=int(0.7 * 5000), p=np.array(shares) / 0.7))
+    values = [heads[i] for i in pop] + [f"rare-{i % 200}" for i in range(5000 - len(pop))]
+    src = ChaCha20Source(7)
+    reports = [m.release(src, v) for v in values]
+    cands = heads + ["never-seen", "rare-3"]
+    est = m.estimate(reports, cands)
+    truth = [values.count(c) / len(values) for c in cands]
+    z = (est.estimate - np.array(truth)) / est.stderr
+    assert np.all(np.abs(z) < 4), z
+    q = float(m.q)
+    noise_only = (256 / 255) * math.sqrt(q * (1 - q) / (1 - 2 * q) ** 2 / len(values))
+    assert np.all(est.stderr > noise_only)
+    assert est.labels == cands
+    # the array form gives the same estimate
+    js = np.array([r[0] for r in reports])
+    bits = np.array([r[1] for r in reports], np.uint8)
+    again = m.estimate((js, bits), cands)
+    assert np.array_equal(again.estimate, est.estimate)
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="width must be a power of two"):
+        make_count_mean_sketch(1000, 4, 1.0)
+    with pytest.raises(ValueError, match=r"width must be in \[2, 65536\]"):
+        make_count_mean_sketch(1, 4, 1.0)
+    with pytest.raises(ValueError, match=r"hashes must be in \[1, 65536\]"):
+        make_count_mean_sketch(64, 0, 1.0)
+    with pytest.raises(TypeError, match="hashes must be an int"):
+        make_count_mean_sketch(64, 2.5, 1.0)
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 64\]"):
+        make_count_mean_sketch(64, 4, 0)
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 64\]"):
+        make_count_mean_sketch(64, 4, float("nan"))
+    with pytest.raises(ValueError, match="too small for bits = 4"):
+        make_count_mean_sketch(64, 4, 0.01, bits=4)
+    with pytest.raises(ValueError, match=r"max_length must be in \[1, 255\]"):
+        make_count_mean_sketch(64, 4, 1.0, max_length=0)
+    m = make_count_mean_sketch(64, 4, 1.0, max_length=8)
+    with pytest.raises(ValueError, match="empty string"):
+        m(b"")
+    with pytest.raises(ValueError, match="9 bytes long; max_length is 8"):
+        m("123456789")
+    with pytest.raises(TypeError, match="value must be bytes or str"):
+        m(17)
+    with pytest.raises(ValueError, match=r"hash index outside \[0, 4\)"):
+        m.estimate((np.array([4]), np.zeros((1, 64), np.uint8)), [b"a"])
+    with pytest.raises(ValueError, match="n x 64 bit matrix"):
+        m.estimate((np.array([0]), np.zeros((1, 63), np.uint8)), [b"a"])
+    with pytest.raises(ValueError, match="at least one report"):
+        m.estimate((np.array([], np.int64), np.zeros((0, 64), np.uint8)), [b"a"])
