@@ -45,6 +45,27 @@ def test_every_bit_string_gives_the_product_channel(width, hashes):
                 assert Fraction(got[(j, bits)], 1 << n_bits) == m.report_pmf(j, bits, x), (x, j, bits)
 
 
+@pytest.mark.parametrize("ct", [False, True])
+def test_the_bits_are_symmetric_unary_encodings_of_the_cell(ct):
+    """After j, the report's bits are make_unary_encoding(m, eps, optimized=False)'s release of the
+    item h_j(s) on the same stream, bit for bit (what lets the fleet and C reuse unary encoding)."""
+    import fxdp
+    m = make_count_mean_sketch(64, 5, 3.0, constant_time=ct)
+    ue = fxdp.make_unary_encoding(64, 3.0, optimized=False, constant_time=ct)
+    assert ue.a_q == m.a_q and ue.a_p == (1 << 32) - m.a_q
+    for seed in range(20):
+        a, b = ChaCha20Source(seed), ChaCha20Source(seed)
+        j, bits = m.release(a, f"device {seed}")
+        jj = ref_uniform(b, 5, ct)
+        assert jj == j
+        assert bits == ue.release(b, m.cell(j, f"device {seed}".encode()))
+
+
+def ref_uniform(src, n, ct):
+    from fxdp.samplers import reference as ref
+    return ref.uniform_below_ct(src, n) if ct else ref.uniform_below(src, n)
+
+
 def test_constant_time_release_matches_the_product_channel_in_goodness_of_fit():
     """Constant time (uniform_below_ct: 128 bits for j) is too long to enumerate: 40,000 releases
     of one ChaCha20 stream (seed 34) against the exact pmf, chi-square over the k 2^m reports; the

@@ -9,8 +9,12 @@ strongly universal), it
 
 1. draws j uniform in [0, k) (``uniform_below``; ``uniform_below_ct`` in constant time),
 2. encodes v = the one-hot vector of h_j(s) in m bits,
-3. flips every bit i = 0 .. m-1 in order with probability q (a Bernoulli(a_q / 2^bits) draw each,
-   ``bernoulli_dyadic`` or ``_ct``), and reports (j, v xor flips).
+3. flips every bit with probability q, and reports (j, v xor flips).  Step 3 is drawn as symmetric
+   unary encoding (SUE) of the item h_j(s) over m items, with SUE's bits: bit i = 0 .. m-1 in
+   order is a Bernoulli(a_p / 2^bits) draw at i = h_j(s) and Bernoulli(a_q / 2^bits) elsewhere
+   (``bernoulli_dyadic`` or ``_ct``), a_p = 2^bits - a_q; so the fleet kernels and the C form
+   reuse unary encoding's, and fxdp.make_unary_encoding(m, epsilon, optimized=False, bits=bits)
+   draws the same bits for the item h_j(s).
 
 q = 1/(1 + e^(eps/2)) is rounded *up* to the grid of 2^-bits (more noise), so the realized
 epsilon 2 ln((1 - q)/q) never exceeds the request: two inputs' one-hot vectors differ in at most
@@ -146,12 +150,13 @@ class CountMeanSketch(Mechanism):
         return strhash.hash_to_width(self.hash_key, j, s, self.max_length, self.log2_width)
 
     def release(self, src, x):
-        """(j, bits): j uniform in [0, k), then the m bits of the one-hot vector of h_j(x), each
-        flipped with probability q, in order."""
+        """(j, bits): j uniform in [0, k), then SUE's m bits for the item h_j(x): bit i is
+        Bernoulli(1 - q) at i = h_j(x), Bernoulli(q) elsewhere, in order."""
         j = ref.uniform_below_ct(src, self.hashes) if self.constant_time else ref.uniform_below(src, self.hashes)
         u = self.cell(j, x)
-        flip = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
-        return j, [int(i == u) ^ int(flip(src, self.a_q, self.bits)) for i in range(self.width)]
+        draw = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
+        a_p = (1 << self.bits) - self.a_q
+        return j, [int(draw(src, a_p if i == u else self.a_q, self.bits)) for i in range(self.width)]
 
     # --- the exact audit: the report's probability is a product
     def report_pmf(self, j, bits, x):
