@@ -154,3 +154,65 @@ def test_bad_input_is_refused():
         m.estimate((np.array([0]), np.zeros((1, 63), np.uint8)), [b"a"])
     with pytest.raises(ValueError, match="at least one report"):
         m.estimate((np.array([], np.int64), np.zeros((0, 64), np.uint8)), [b"a"])
+
+
+@pytest.mark.parametrize("ct", [False, True])
+def test_fleet_is_the_reference_release_of_every_device(ct):
+    """The Numba fleet: device i's report is the reference release on the keyed stream (seed,
+    device_ids[i]), bit for bit, and it read the same number of bits."""
+    from fxdp.mechanisms._fleet import simulate_detailed
+    m = make_count_mean_sketch(64, 5, 3.0, max_length=12, constant_time=ct)
+    vals = [f"dev {i}".encode() for i in range(150)] + ["Grüße", b"\xff" * 12]
+    ids = np.arange(1000, 1000 + len(vals), dtype=np.uint64) * 7
+    (js, bits), status, used, _ = simulate_detailed(m, vals, 11, device_ids=ids)
+    assert np.all(status == 0)
+    for i, v in enumerate(vals):
+        src = ChaCha20Source(11, device_id=int(ids[i]))
+        j, b = m.release(src, v)
+        assert (j, b) == (int(js[i]), list(bits[i])), i
+        assert used[i] == src.bits_used, i
+
+
+def test_fleet_estimate_at_scale():
+    """10^5 devices, m = 1,024, k = 64, eps = 4, a Zipf population over 1,000 strings: the top
+    candidates' estimates within 4 standard errors; a string nobody holds about 0."""
+    m = make_count_mean_sketch(1024, 64, 4.0)
+    rng = np.random.default_rng(3)
+    w = 1.0 / np.arange(1, 1001) ** 1.1
+    idx = rng.choice(1000, size=100_000, p=w / w.sum())
+    vals = [f"event-{i}" for i in idx]
+    reports = m.simulate(vals, seed=5)
+    cands = [f"event-{i}" for i in range(10)] + ["nobody"]
+    est = m.estimate(reports, cands)
+    truth = np.array([np.mean(idx == i) for i in range(10)] + [0.0])
+    z = (est.estimate - truth) / est.stderr
+    assert np.all(np.abs(z) < 4), z
+
+
+def test_fleet_inputs_are_checked():
+    m = make_count_mean_sketch(64, 4, 1.0, max_length=4)
+    with pytest.raises(ValueError, match="5 bytes long; max_length is 4"):
+        m.simulate(["ok", "12345"], seed=1)
+    with pytest.raises(ValueError, match="empty string"):
+        m.simulate(["ok", ""], seed=1)
+    with pytest.raises(TypeError, match="a single string"):
+        m.simulate("abc", seed=1)
+    with pytest.raises(TypeError, match="value must be bytes or str"):
+        m.simulate([1, 2], seed=1)
+
+
+def test_kernels_are_integer_only():
+    """The fleet's chunk kernel typed with the argument types run_fleet passes: no float anywhere
+    (the checker of tests/test_numba_types.py)."""
+    import numba
+    from numba.core import types
+    from test_numba_types import float_uses
+    from fxdp.mechanisms.strings import _kernels_count_mean_sketch as KC
+    from fxdp.samplers._nb_run import dyadic_run_table
+    U32, U8 = types.uint32, types.uint8
+    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
+    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
+    argtypes = [a1(U32), a2(U32), types.Array(U32, 3, "C"), numba.typeof(dyadic_run_table(5, 32)), a1(U32),
+                a1(types.uint64), types.int64, types.int64, U32, a2(U32), U32] + [types.uint64] * 4 + [
+                types.boolean, a2(U8), a1(U32), a2(U8), a1(U8), a1(types.int64)]
+    assert float_uses(KC._chunk_cms.py_func, argtypes) == []

@@ -1,7 +1,8 @@
 """Apple's Count Mean Sketch (CMS; "Learning with Privacy at Scale", Apple 2017), exact on dyadic
-probabilities: the first step of issue 34, the reference release, its privacy map and exact
-audit, and the server's estimator.  Not registered yet: the Numba fleet, the C device form, the
-wire codec and the footprint come next, on this reference.
+probabilities: the first steps of issue 34, the reference release, its privacy map and exact
+audit, the Numba fleet (``_kernels_count_mean_sketch.py``) and the server's estimator.  Not
+registered yet: the C device form, the wire codec, the Hadamard variant and the footprint come
+next, on this reference.
 
 A device holds a byte string s of at most max_length bytes.  With k hash functions
 h_0 .. h_{k-1} into a width of m = 2^l (fxdp.strhash: keyed by a public 32-byte key,
@@ -157,6 +158,48 @@ class CountMeanSketch(Mechanism):
         draw = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
         a_p = (1 << self.bits) - self.a_q
         return j, [int(draw(src, a_p if i == u else self.a_q, self.bits)) for i in range(self.width)]
+
+    # --- the fleet (Numba, all cores): bit for bit the reference release of every device
+    def fleet_inputs(self, values):
+        """The strings as encoded rows uint8[n, max_length + 1] (length, bytes, zero padding);
+        each checked (check_input): a list of bytes or str, or a numpy bytes array."""
+        if isinstance(values, (str, bytes)):
+            raise TypeError("values must be a sequence of strings (bytes or str), got a single string")
+        vals = list(values)
+        rows = np.zeros((len(vals), self.max_length + 1), np.uint8)
+        for i, v in enumerate(vals):
+            b = self.check_input(v)
+            rows[i, 0] = len(b)
+            rows[i, 1:1 + len(b)] = np.frombuffer(b, np.uint8)
+        return rows
+
+    def _coeffs(self):
+        if getattr(self, "_coeff_table", None) is None:
+            from ...samplers._nb_strhash import strhash_table
+            self._coeff_table = strhash_table(np.array(strhash.key_words(self.hash_key), np.uint32), self.hashes,
+                                              self.max_length)
+        return self._coeff_table
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ...samplers._nb_lanes import ahead_blocks
+        from ...samplers._nb_run import dyadic_run_table
+        from ._kernels_count_mean_sketch import fleet_count_mean_sketch
+        n = x.shape[0]
+        js = np.zeros(n, np.uint32)
+        out = np.zeros((n, self.width), np.uint8)
+        a_p = (1 << self.bits) - self.a_q
+        nb = ahead_blocks(self.width * (self.bits if self.constant_time else 2) + 128, key)
+        fleet_count_mean_sketch(key, ids, first_block, self._coeffs(), np.uint32(32 - self.log2_width),
+                                np.uint64(self.hashes), np.uint64(a_p), np.uint64(self.a_q), np.uint64(self.bits),
+                                bool(self.constant_time), x, js, out, status, bits,
+                                dyadic_run_table(self.a_q, self.bits), nb)
+        return js, out
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation: device i releases values[i] on the keyed stream (seed, device_ids[i],
+        stream 0), bit for bit as ``release``.  Returns (js uint32[n], bits uint8[n, m]); raises
+        ValueError / EntropyError / RangeError (nothing returned) if an input or a device fails."""
+        return super().simulate(values, seed, device_ids)
 
     # --- the exact audit: the report's probability is a product
     def report_pmf(self, j, bits, x):

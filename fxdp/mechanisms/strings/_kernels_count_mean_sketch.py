@@ -1,0 +1,61 @@
+"""Numba kernels of the Count Mean Sketch (fxdp/mechanisms/strings/count_mean_sketch.py).
+
+Each device reads exactly the bits of ``CountMeanSketch.release``: j = uniform_below(k) (or the
+fixed-budget ``uniform_below_ct`` in constant time), then unary encoding's row for the item
+h_j(s) over m items (``_ue_row``, fxdp/mechanisms/oracles/_kernels_unary_encoding.py, the same
+bits as ``make_unary_encoding(m, eps, optimized=False)``).  The hash is the Numba twin of
+fxdp.strhash over the encoded strings (length, bytes, zero padding).  Integers only.
+
+* ``fleet_count_mean_sketch(key, ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, js, out,
+  status, bits_out, table, nb)``: coeffs uint32[k, L + 2] (``strhash_table``), shift = 32 - log2 m,
+  x uint8[n, L + 1] encoded strings, js uint32[n], out uint8[n, m].
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_uniform_below, _rd_uniform_below_ct, _store
+from ...samplers._nb_lanes import LANES, seed_device_ahead
+from ...samplers._nb_strhash import strhash32
+from .._kernels_common import CHUNK, _pos
+from ..oracles._kernels_unary_encoding import _ue_row
+
+_jit = numba.njit(cache=True, nogil=True, _nrt=False)
+_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+@_jit
+def _chunk_cms(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, coeffs, shift, k, a_p, a_q, bits,
+               ct, x, js, out, status, bits_out):
+    want_bits = bits_out.shape[0] > 0
+    for i in range(lo, hi):
+        seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
+        buf, c = _load(state)
+        if ct:
+            st, j, buf, c = _rd_uniform_below_ct(state, buf, c, k)
+        else:
+            st, j, buf, c = _rd_uniform_below(state, buf, c, k)
+        _store(state, buf, c)
+        if st == OK:
+            js[i] = np.uint32(j)
+            cell = np.int64(strhash32(coeffs[np.int64(j)], x[i]) >> shift)
+            st = _ue_row(state, a_p, a_q, bits, ct, cell, out[i], table)
+        status[i] = np.uint8(st)
+        if st != OK:                   # a failed device's report stays zero
+            js[i] = np.uint32(0)
+            out[i, :] = 0
+        if want_bits:
+            bits_out[i] = _pos(state)
+
+
+@_pjit
+def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, js, out, status,
+                            bits_out, table, nb):
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + CHUNK - 1) // CHUNK):
+        state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
+        _chunk_cms(state, lanes, ahead, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
+                   coeffs, shift, k, a_p, a_q, bits, ct, x, js, out, status, bits_out)
