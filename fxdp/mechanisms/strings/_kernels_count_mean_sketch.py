@@ -9,14 +9,18 @@ fxdp.strhash over the encoded strings (length, bytes, zero padding).  Integers o
 * ``fleet_count_mean_sketch(key, ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, js, out,
   status, bits_out, table, nb)``: coeffs uint32[k, L + 2] (``strhash_table``), shift = 32 - log2 m,
   x uint8[n, L + 1] encoded strings, js uint32[n], out uint8[n, m].
+* ``fleet_hadamard_count_mean_sketch(key, ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, js, ls,
+  bs, status, bits_out)``: HCMS, the bits of ``HadamardCountMeanSketch.release`` (j, the row l,
+  then one Bernoulli(a_q / 2^bits)).
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_uniform_below, _rd_uniform_below_ct, _store
-from ...samplers._nb_lanes import LANES, seed_device_ahead
+from ...samplers._kernels import (OK, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _rd_uniform_below,
+                                  _rd_uniform_below_ct, _store)
+from ...samplers._nb_lanes import LANES, seed_device, seed_device_ahead
 from ...samplers._nb_strhash import strhash32
 from .._kernels_common import CHUNK, _pos
 from ..oracles._kernels_unary_encoding import _ue_row
@@ -59,3 +63,56 @@ def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p,
         ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
         _chunk_cms(state, lanes, ahead, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
                    coeffs, shift, k, a_p, a_q, bits, ct, x, js, out, status, bits_out)
+
+
+@_jit
+def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shift, k, m, a_q, bits, ct, x, js, ls, bs, status,
+                bits_out):
+    want_bits = bits_out.shape[0] > 0
+    for i in range(lo, hi):
+        seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        buf, c = _load(state)
+        if ct:
+            st, j, buf, c = _rd_uniform_below_ct(state, buf, c, k)
+            if st == OK:
+                st, l, buf, c = _rd_uniform_below_ct(state, buf, c, m)
+        else:
+            st, j, buf, c = _rd_uniform_below(state, buf, c, k)
+            if st == OK:
+                st, l, buf, c = _rd_uniform_below(state, buf, c, m)
+        if st == OK:
+            cell = strhash32(coeffs[np.int64(j)], x[i]) >> shift
+            w = _parity32(np.uint32(l) & cell)
+            if ct:
+                st, f, buf, c = _rd_dyadic_ct(state, buf, c, a_q, bits)
+            else:
+                st, f, buf, c = _rd_dyadic(state, buf, c, a_q, bits)
+            if st == OK:
+                js[i], ls[i], bs[i] = np.uint32(j), np.uint32(l), np.uint8(w ^ (1 if f else 0))
+        _store(state, buf, c)
+        status[i] = np.uint8(st)
+        if st != OK:
+            js[i], ls[i], bs[i] = np.uint32(0), np.uint32(0), np.uint8(0)
+        if want_bits:
+            bits_out[i] = _pos(state)
+
+
+@_jit
+def _parity32(v):
+    v ^= v >> np.uint32(16)
+    v ^= v >> np.uint32(8)
+    v ^= v >> np.uint32(4)
+    v ^= v >> np.uint32(2)
+    v ^= v >> np.uint32(1)
+    return np.uint8(v & np.uint32(1))
+
+
+@_pjit
+def fleet_hadamard_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, js, ls, bs,
+                                     status, bits_out):
+    n = device_ids.shape[0]
+    for ch in numba.prange((n + CHUNK - 1) // CHUNK):
+        state = np.empty(STATE_WORDS, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        _chunk_hcms(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block, coeffs, shift, k, m,
+                    a_q, bits, ct, x, js, ls, bs, status, bits_out)

@@ -1,8 +1,8 @@
 """Apple's Count Mean Sketch (CMS; "Learning with Privacy at Scale", Apple 2017), exact on dyadic
-probabilities: the first steps of issue 34, the reference release, its privacy map and exact
-audit, the Numba fleet (``_kernels_count_mean_sketch.py``) and the server's estimator.  Not
-registered yet: the C device form, the wire codec, the Hadamard variant and the footprint come
-next, on this reference.
+probabilities, and its Hadamard variant (HCMS, ``HadamardCountMeanSketch``): the first steps of
+issue 34, the reference release, its privacy map and exact audit, the Numba fleet
+(``_kernels_count_mean_sketch.py``) and the server's estimator.  Not registered yet: the C device
+form, the wire codec and the footprint come next, on this reference.
 
 A device holds a byte string s of at most max_length bytes.  With k hash functions
 h_0 .. h_{k-1} into a width of m = 2^l (fxdp.strhash: keyed by a public 32-byte key,
@@ -102,16 +102,25 @@ class CountMeanSketch(Mechanism):
         self.epsilon_requested = Fraction(epsilon)
         self.hash_key = strhash.parse_hash_key(hash_key)
         self._hash_key_arg = hash_key
-        self.a_q = realize(self.epsilon_requested, self.bits)
+        self.a_q = self._realize()
         half = 1 << (self.bits - 1)
         if not 0 < self.a_q < half:
-            nearest = float_up(Fraction(log_up(_ratio(half - 1, self.bits))))
+            nearest = float_up(Fraction(log_up(self._ratio_of(half - 1, self.bits))))
             raise ValueError(f"epsilon = {float(self.epsilon_requested)!r} is too small for bits = {self.bits}: "
                              f"the flip probability rounds to 1/2 (no privacy loss to spend); the nearest "
                              f"valid epsilon is {nearest!r} (or use more bits)")
         self.q = Fraction(self.a_q, 1 << self.bits)
-        self._ratio = _ratio(self.a_q, self.bits)
+        self._ratio = self._ratio_of(self.a_q, self.bits)
         self._eps = log_up(self._ratio)
+
+    hadamard = False
+
+    def _realize(self):
+        return realize(self.epsilon_requested, self.bits)
+
+    @staticmethod
+    def _ratio_of(a_q, bits):
+        return _ratio(a_q, bits)
 
     # --- description
     input_domain = "AtomDomain(bytes)"
@@ -132,8 +141,8 @@ class CountMeanSketch(Mechanism):
 
     def config(self):
         return {"width": self.width, "hashes": self.hashes, "epsilon": self.epsilon_requested,
-                "max_length": self.max_length, "constant_time": self.constant_time, "bits": self.bits,
-                "hash_key": self._hash_key_arg}
+                "hadamard": self.hadamard, "max_length": self.max_length, "constant_time": self.constant_time,
+                "bits": self.bits, "hash_key": self._hash_key_arg}
 
     def realized(self):
         return {"q": self.q, "a_q": self.a_q, "bits": self.bits, "epsilon": self._eps,
@@ -272,16 +281,22 @@ class CountMeanSketch(Mechanism):
             raise ValueError(f"reports hold a hash index outside [0, {self.hashes}) or a bit other than 0/1")
         return js, bits
 
+    def cell_estimates(self, reports):
+        """(X, n_j, noise): X[j][u] estimates the reports of index j whose string hashes to u
+        (unbiased), n_j the reports of index j, noise the variance one report adds to one cell's
+        estimate beyond its own 0/1 value (the flips')."""
+        counts, n_j = self.sketch(reports)
+        q = float(self.q)
+        return (counts - n_j[:, None] * q) / (1.0 - 2.0 * q), n_j, q * (1 - q) / (1 - 2 * q) ** 2
+
     def estimate(self, reports, candidates):
         """Each candidate's share of the devices (unbiased over the flips and the hash key), with
         its standard error (the flips' noise and the hash-collision terms; module docstring), in
         the candidates' order."""
-        counts, n_j = self.sketch(reports)
+        x, n_j, noise = self.cell_estimates(reports)
         n = int(n_j.sum())
         cand = [self.check_input(c) for c in candidates]
-        q, m, k = float(self.q), self.width, self.hashes
-        noise = q * (1 - q) / (1 - 2 * q) ** 2          # one report's flip noise at one cell, debiased
-        x = (counts - n_j[:, None] * q) / (1.0 - 2.0 * q)
+        m, k = self.width, self.hashes
         s = np.array([sum(x[j, self.cell(j, c)] for j in range(k)) for c in cand], np.float64)
         est = (m / (m - 1)) * (s / n - 1.0 / m)
         f = np.clip(est, 0.0, 1.0)
@@ -290,17 +305,175 @@ class CountMeanSketch(Mechanism):
         rows = n_j > 0
         share = x[rows] / n_j[rows, None]
         f2 = float(np.mean(np.maximum((share ** 2).sum(axis=1) - m * noise / n_j[rows], 0.0)))
-        var = (m / (m - 1)) ** 2 * ((noise + (1 - f) * (1 / m) * (1 - 1 / m)) / n
+        var = (m / (m - 1)) ** 2 * ((noise + self._own_variance(f)) / n
                                     + (1 / (k * m)) * (1 - 1 / m) * np.maximum(f2 - f ** 2, 0.0))
         return Estimate("frequency", est, np.sqrt(var), labels=[c.decode("utf-8", "backslashreplace") for c in cand])
 
+    def _own_variance(self, f):
+        """A device's 0/1 value at d's cell: 1 for the f n devices holding d, 1 w.p. 1/m for the rest."""
+        m = self.width
+        return (1 - f) * (1 / m) * (1 - 1 / m)
 
-def make_count_mean_sketch(width, hashes, epsilon, max_length=32, constant_time=False, bits=32, hash_key=None):
-    """Apple's Count Mean Sketch client (module docstring): width m (a power of two, 2..2^16),
+    def discover(self, reports, candidates, top=10):
+        """The top candidates by estimate, most frequent first: rows {"value": bytes,
+        "estimate", "stderr"} (the Count Mean Sketch ranks a candidate list; it finds no
+        string by itself)."""
+        top = _check_int("top", top, 1, 1 << 30)
+        cand = [self.check_input(c) for c in candidates]
+        est = self.estimate(reports, cand)
+        order = np.argsort(-est.estimate, kind="stable")[:top]
+        return [{"value": cand[i], "estimate": float(est.estimate[i]), "stderr": float(est.stderr[i])}
+                for i in order]
+
+
+class HadamardCountMeanSketch(CountMeanSketch):
+    """Apple's Hadamard Count Mean Sketch (HCMS): one privatized bit of the Hadamard transform of
+    the one-hot vector, with its row and column indices (1 + log2 m + ceil(log2 k) bits).
+
+    The device draws j = uniform_below(k), then l = uniform_below(m) (log2 m bits: m is a power of
+    two), computes w = popcount(l & h_j(s)) mod 2 (the entry H[l][h_j(s)] of the m x m Hadamard
+    matrix is (-1)^w), and reports (j, l, w xor flip) with flip a Bernoulli(a_q / 2^bits) draw
+    (``bernoulli_dyadic`` or ``_ct``), q = a_q/2^bits >= 1/(1 + e^eps) rounded up: two inputs'
+    bits differ at most in w, so the realized epsilon ln((1 - q)/q) never exceeds the request.
+
+    The server: with sign t = 1 - 2 b, t H[l][c] / (1 - 2q) is unbiased for 1{c = h_j(s)} (l is
+    uniform), so X[j] = H T[j] / (1 - 2q), T[j][l] the sum of the signs of the reports (j, l),
+    estimates row j's cells as in the Count Mean Sketch, and the same estimator follows.  One
+    report adds 1/(1 - 2q)^2 - (its own 0/1 value)^2 to a cell's variance."""
+    hadamard = True
+
+    def _realize(self):
+        lo, _ = exp_interval(self.epsilon_requested)                     # lo <= e^eps
+        return int(math.ceil(Fraction(1 << self.bits) / (lo + 1)))
+
+    @staticmethod
+    def _ratio_of(a_q, bits):
+        return Fraction((1 << bits) - a_q, a_q)
+
+    @property
+    def output_domain(self):
+        return (f"TupleDomain(AtomDomain(u32) < {self.hashes}, AtomDomain(u32) < {self.width}, "
+                "AtomDomain(bool))")
+
+    @property
+    def bits_per_report(self):
+        """The hash index, the Hadamard row and one bit."""
+        return (self.hashes - 1).bit_length() + self.log2_width + 1
+
+    def release(self, src, x):
+        """(j, l, b): j uniform in [0, k), l uniform in [0, m), b = H-bit of (l, h_j(x)) xor a
+        Bernoulli(q) flip."""
+        uni = ref.uniform_below_ct if self.constant_time else ref.uniform_below
+        j = uni(src, self.hashes)
+        l = uni(src, self.width)
+        w = bin(l & self.cell(j, x)).count("1") & 1
+        draw = ref.bernoulli_dyadic_ct if self.constant_time else ref.bernoulli_dyadic
+        return j, l, w ^ int(draw(src, self.a_q, self.bits))
+
+    def report_pmf(self, j, l, b, x):
+        """P((j, l, b) | x), exactly."""
+        w = bin(l & self.cell(j, x)).count("1") & 1
+        return Fraction(1, self.hashes * self.width) * (1 - self.q if b == w else self.q)
+
+    def exact_audit(self, d_in=1):
+        """Closed form: two inputs' report probabilities differ only in the bit's factor, (1 - q)
+        against q, for a row l where their Hadamard entries differ; such l exists for any j with
+        h_j(s) != h_j(t) (distinct columns of H differ in half the rows).  Witness as for CMS."""
+        if d_in == 0:
+            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)")
+        for t in range(1, 256):
+            s, other = b"\x00", bytes([t])
+            for j in range(self.hashes):
+                u, v = self.cell(j, s), self.cell(j, other)
+                if u != v:
+                    l = next(l for l in range(self.width)
+                             if (bin(l & u).count("1") - bin(l & v).count("1")) & 1)
+                    b = bin(l & u).count("1") & 1
+                    ratio = self.report_pmf(j, l, b, s) / self.report_pmf(j, l, b, other)
+                    return AuditReport(self.kind, self._eps, log_up(ratio),
+                                       {"x": s.hex(), "x_prime": other.hex(), "j": j, "l": l, "b": b},
+                                       "closed form (product channel)", d_in=d_in)
+        return AuditReport(self.kind, self._eps, 0.0, {"note": "no hash index separates the witnesses"},
+                           "closed form (product channel)", d_in=d_in)
+
+    def enumerated_epsilon(self, inputs):
+        """max over the given inputs and every report (j, l, b) of the probability ratio."""
+        inputs = [self.check_input(x) for x in inputs]
+        worst = Fraction(1)
+        for j in range(self.hashes):
+            for l in range(self.width):
+                for b in (0, 1):
+                    prs = [self.report_pmf(j, l, b, x) for x in inputs]
+                    worst = max(worst, max(prs) / min(prs))
+        return worst
+
+    def _as_arrays(self, reports):
+        if isinstance(reports, tuple) and len(reports) == 3 and isinstance(reports[0], np.ndarray):
+            js, ls, bs = reports
+        else:
+            reports = list(reports)
+            js, ls, bs = ([r[i] for r in reports] for i in range(3))
+        js, ls, bs = np.asarray(js, np.int64), np.asarray(ls, np.int64), np.asarray(bs, np.int64)
+        if js.ndim != 1 or ls.shape != js.shape or bs.shape != js.shape:
+            raise ValueError(f"reports must be n hash indices, n rows and n bits, got shapes {js.shape}, "
+                             f"{ls.shape} and {bs.shape}")
+        if js.size == 0:
+            raise ValueError("reports must hold at least one report")
+        if js.min() < 0 or js.max() >= self.hashes or ls.min() < 0 or ls.max() >= self.width or \
+                bs.min() < 0 or bs.max() > 1:
+            raise ValueError(f"reports hold a hash index outside [0, {self.hashes}), a row outside "
+                             f"[0, {self.width}) or a bit other than 0/1")
+        return js, ls, bs
+
+    def sketch(self, reports):
+        """(T, n_j): T[j][l] = the sum of the signs 1 - 2b of the reports (j, l), n_j the reports of
+        index j."""
+        js, ls, bs = self._as_arrays(reports)
+        signs = np.zeros((self.hashes, self.width), np.int64)
+        np.add.at(signs, (js, ls), 1 - 2 * bs)
+        return signs, np.bincount(js, minlength=self.hashes)
+
+    def cell_estimates(self, reports):
+        signs, n_j = self.sketch(reports)
+        q = float(self.q)
+        x = signs.astype(np.float64)
+        h = 1                                      # fast Walsh-Hadamard transform of every row
+        while h < self.width:
+            x = x.reshape(self.hashes, -1, 2, h)
+            a, b = x[:, :, 0, :].copy(), x[:, :, 1, :].copy()
+            x[:, :, 0, :], x[:, :, 1, :] = a + b, a - b
+            x = x.reshape(self.hashes, self.width)
+            h *= 2
+        return x / (1.0 - 2.0 * q), n_j, 1.0 / (1 - 2 * q) ** 2
+
+    def _own_variance(self, f):
+        return -f - (1 - f) / self.width ** 2      # noise - E[value^2]: the value is 0/1 at d's cell
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_count_mean_sketch import fleet_hadamard_count_mean_sketch
+        n = x.shape[0]
+        js, ls, bs = np.zeros(n, np.uint32), np.zeros(n, np.uint32), np.zeros(n, np.uint8)
+        fleet_hadamard_count_mean_sketch(key, ids, first_block, self._coeffs(), np.uint32(32 - self.log2_width),
+                                         np.uint64(self.hashes), np.uint64(self.width), np.uint64(self.a_q),
+                                         np.uint64(self.bits), bool(self.constant_time), x, js, ls, bs, status, bits)
+        return js, ls, bs
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation, bit for bit as ``release``: (js uint32[n], ls uint32[n], bs uint8[n])."""
+        return Mechanism.simulate(self, values, seed, device_ids)
+
+
+def make_count_mean_sketch(width, hashes, epsilon, hadamard=False, max_length=32, constant_time=False, bits=32,
+                           hash_key=None):
+    """Apple's Count Mean Sketch client (module docstring), or with hadamard=True its Hadamard
+    variant (HCMS: one bit and two indices a report): width m (a power of two, 2..2^16),
     hashes k (1..2^16), epsilon in (0, 64], byte strings of 1..max_length bytes (a str is UTF-8
     encoded), the flip probability on a grid of 2^-bits (2..32), hash_key the public 32-byte key
     of fxdp.strhash."""
-    return CountMeanSketch(width, hashes, epsilon, max_length, constant_time, bits, hash_key)
+    if not isinstance(hadamard, bool):
+        raise TypeError(f"hadamard must be a bool, got {type(hadamard).__name__}")
+    cls = HadamardCountMeanSketch if hadamard else CountMeanSketch
+    return cls(width, hashes, epsilon, max_length, constant_time, bits, hash_key)
 
 
-__all__ = ["CountMeanSketch", "make_count_mean_sketch", "realize"]
+__all__ = ["CountMeanSketch", "HadamardCountMeanSketch", "make_count_mean_sketch", "realize"]
