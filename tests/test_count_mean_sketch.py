@@ -201,6 +201,14 @@ def test_fleet_inputs_are_checked():
         m.simulate([1, 2], seed=1)
 
 
+def test_cells_are_the_reference_hash():
+    m = make_count_mean_sketch(256, 7, 1.0, max_length=20)
+    strs = [b"a", "Grüße".encode(), b"\x00" * 20, b"event-17"]
+    cells = m.cells(strs)
+    assert cells.shape == (4, 7)
+    assert [[m.cell(j, s) for j in range(7)] for s in strs] == cells.tolist()
+
+
 def test_kernels_are_integer_only():
     """The fleet's chunk kernel typed with the argument types run_fleet passes: no float anywhere
     (the checker of tests/test_numba_types.py)."""
@@ -219,6 +227,9 @@ def test_kernels_are_integer_only():
     hcms = [a1(U32), a2(U32), a1(U32), a1(types.uint64), types.int64, types.int64, U32, a2(U32), U32] + \
         [types.uint64] * 4 + [types.boolean, a2(U8), a1(U32), a1(U32), a1(U8), a1(U8), a1(types.int64)]
     assert float_uses(KC._chunk_hcms.py_func, hcms) == []
+    assert float_uses(KC.sketch_counts.py_func, [a1(U32), a2(U8), a2(types.int64)]) == []
+    assert float_uses(KC.hadamard_signs.py_func, [a1(types.int64)] * 3 + [a2(types.int64)]) == []
+    assert float_uses(KC.candidate_cells.py_func, [a2(U32), a2(U8), U32, a2(types.int64)]) == []
 
 
 # --- the Hadamard variant (HCMS)

@@ -116,3 +116,30 @@ def fleet_hadamard_count_mean_sketch(key, device_ids, first_block, coeffs, shift
         lanes = np.empty((16, LANES), dtype=np.uint32)
         _chunk_hcms(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block, coeffs, shift, k, m,
                     a_q, bits, ct, x, js, ls, bs, status, bits_out)
+
+
+# --- the server's side: the sketch from the reports, the candidates' cells
+
+@_jit
+def sketch_counts(js, bits, counts):
+    """counts[j][u] += bits[i][u] for every report i of index j = js[i] (counts int64[k, m])."""
+    for i in range(js.shape[0]):
+        row = counts[np.int64(js[i])]
+        b = bits[i]
+        for u in range(b.shape[0]):
+            row[u] += np.int64(b[u])
+
+
+@_jit
+def hadamard_signs(js, ls, bs, signs):
+    """signs[j][l] += 1 - 2 b for every report (j, l, b) (signs int64[k, m])."""
+    for i in range(js.shape[0]):
+        signs[np.int64(js[i]), np.int64(ls[i])] += np.int64(1) - np.int64(2) * np.int64(bs[i])
+
+
+@_jit
+def candidate_cells(coeffs, rows, shift, out):
+    """out[c][j] = h_j(candidate c) (rows: encoded candidates uint8[C, L + 1]; out int64[C, k])."""
+    for c in range(rows.shape[0]):
+        for j in range(coeffs.shape[0]):
+            out[c, j] = np.int64(strhash32(coeffs[j], rows[c]) >> shift)

@@ -159,6 +159,15 @@ class CountMeanSketch(Mechanism):
         """h_j(s): the sketch column of string s (checked bytes) under hash index j."""
         return strhash.hash_to_width(self.hash_key, j, s, self.max_length, self.log2_width)
 
+    def cells(self, strings):
+        """int64[len(strings), k]: every hash index's cell of every (checked) string, by the Numba
+        hash (fxdp.samplers._nb_strhash; the reference's values)."""
+        from ._kernels_count_mean_sketch import candidate_cells
+        rows = self.fleet_inputs(strings)
+        out = np.zeros((rows.shape[0], self.hashes), np.int64)
+        candidate_cells(self._coeffs(), rows, np.uint32(32 - self.log2_width), out)
+        return out
+
     def release(self, src, x):
         """(j, bits): j uniform in [0, k), then SUE's m bits for the item h_j(x): bit i is
         Bernoulli(1 - q) at i = h_j(x), Bernoulli(q) elsewhere, in order."""
@@ -259,9 +268,10 @@ class CountMeanSketch(Mechanism):
     def sketch(self, reports):
         """(C, n_j): C[j][u] = the reports of index j with bit u set, n_j the reports of index j.
         reports: (js, bits) arrays (n, and n x m), or a list of (j, bits) pairs."""
+        from ._kernels_count_mean_sketch import sketch_counts
         js, bits = self._as_arrays(reports)
         counts = np.zeros((self.hashes, self.width), np.int64)
-        np.add.at(counts, js, bits)
+        sketch_counts(js, np.ascontiguousarray(bits), counts)
         return counts, np.bincount(js, minlength=self.hashes)
 
     def _as_arrays(self, reports):
@@ -297,7 +307,7 @@ class CountMeanSketch(Mechanism):
         n = int(n_j.sum())
         cand = [self.check_input(c) for c in candidates]
         m, k = self.width, self.hashes
-        s = np.array([sum(x[j, self.cell(j, c)] for j in range(k)) for c in cand], np.float64)
+        s = x[np.arange(k)[None, :], self.cells(cand)].sum(axis=1) if cand else np.zeros(0)
         est = (m / (m - 1)) * (s / n - 1.0 / m)
         f = np.clip(est, 0.0, 1.0)
         # sum_s f_s^2, from the sketch: each row's sum of squared cell shares less its noise (an
@@ -428,9 +438,10 @@ class HadamardCountMeanSketch(CountMeanSketch):
     def sketch(self, reports):
         """(T, n_j): T[j][l] = the sum of the signs 1 - 2b of the reports (j, l), n_j the reports of
         index j."""
+        from ._kernels_count_mean_sketch import hadamard_signs
         js, ls, bs = self._as_arrays(reports)
         signs = np.zeros((self.hashes, self.width), np.int64)
-        np.add.at(signs, (js, ls), 1 - 2 * bs)
+        hadamard_signs(js, ls, bs, signs)
         return signs, np.bincount(js, minlength=self.hashes)
 
     def cell_estimates(self, reports):
