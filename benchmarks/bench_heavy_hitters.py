@@ -1,0 +1,125 @@
+"""Heavy hitters over strings against pure-LDP 1.2.0, in one run (issue 34, item 4; so far the
+Count Mean Sketch and its Hadamard variant, the kinds built).
+
+One Zipf(1.1) population of --words distinct strings ("w<i>-<hex>", 8-16 bytes), --n devices,
+for each eps: fxdp's fleet (`m.simulate`, Numba, all threads) and pure-ldp's client called once
+per device (its documented use; its server base needs numpy 1's np.zeros(None), given back to
+it by `numpy1_zeros_none`); each server's estimate of the --candidates most frequent words
+(fxdp: `m.estimate`; pure-ldp: `CMSServer.aggregate` per report, then `estimate` per candidate).
+Printed: the MSE of the candidates' shares, the top-10 and top-50 recall of `discover` among
+those candidates against the true top, client reports/s, server seconds, bits per report.  Both
+sides use width m and k hash functions; pure-ldp's hashes are its own, fxdp's fxdp.strhash.
+
+    python3 benchmarks/bench_heavy_hitters.py                       # n = 10^6, eps 2, 4, 8
+    python3 benchmarks/bench_heavy_hitters.py --n 100000 --eps 4
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_throughput import checkout_commit  # noqa: E402
+
+
+def population(words, n, seed):
+    rng = np.random.default_rng([seed, 0x4848])
+    vocab = [f"w{i}-{rng.integers(0, 1 << 32):08x}"[: 8 + i % 9] for i in range(words)]
+    w = 1.0 / np.arange(1, words + 1) ** 1.1
+    idx = rng.choice(words, size=n, p=w / w.sum())
+    return vocab, idx
+
+
+def numpy1_zeros_none():
+    """pure-ldp 1.2.0's server base calls np.zeros(None), which numpy < 2 read as shape () and
+    numpy 2 refuses; give its module numpy 1's reading back (nothing else changes)."""
+    import types
+
+    import pure_ldp.core._freq_oracle_server as base
+    if getattr(base.np, "_fxdp_shim", False):
+        return
+    shim = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) if not k.startswith("__")})
+    shim.zeros = lambda shape, *a, **kw: np.zeros(() if shape is None else shape, *a, **kw)
+    shim._fxdp_shim = True
+    base.np = shim
+
+
+def pure_ldp_run(values, eps, k, m, hadamard, cands):
+    from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
+
+    from oracle_table import xxhash_accepts_str
+    numpy1_zeros_none()
+    xxhash_accepts_str()                  # its hashes are xxhash of str(x), refused since xxhash 3
+    srv = CMSServer(eps, k, m, is_hadamard=hadamard)
+    cl = CMSClient(eps, srv.get_hash_funcs(), m, is_hadamard=hadamard)
+    t0 = time.perf_counter()
+    reports = [cl.privatise(v) for v in values]
+    tc = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for r in reports:
+        srv.aggregate(r)
+    est = np.array([srv.estimate(c, suppress_warnings=True) for c in cands]) / len(values)
+    return est, tc, time.perf_counter() - t0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=10 ** 6)
+    ap.add_argument("--words", type=int, default=10 ** 5)
+    ap.add_argument("--eps", type=float, nargs="+", default=[2, 4, 8])
+    ap.add_argument("--width", type=int, default=1024)
+    ap.add_argument("--hashes", type=int, default=64)
+    ap.add_argument("--candidates", type=int, default=1000)
+    ap.add_argument("--peer-n", type=int, default=None, help="devices the peer runs (default --n)")
+    args = ap.parse_args(argv)
+    import numba
+
+    import fxdp
+    from fxdp.mechanisms.strings.count_mean_sketch import make_count_mean_sketch
+    vocab, idx = population(args.words, args.n, 1)
+    values = [vocab[i] for i in idx]
+    counts = np.bincount(idx, minlength=args.words)
+    order = np.argsort(-counts, kind="stable")
+    cands = [vocab[i] for i in order[: args.candidates]]
+    truth = counts[order[: args.candidates]] / args.n
+    peer_n = args.peer_n or args.n
+    print(f"fxdp {fxdp.__version__} at commit {checkout_commit(fxdp)}; numba threads {numba.get_num_threads()}; "
+          f"os.cpu_count {os.cpu_count()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"n = {args.n} devices (peer: {peer_n}), {args.words} distinct words, Zipf(1.1); m = {args.width}, "
+          f"k = {args.hashes}; the {args.candidates} most frequent words are the candidates")
+    print("| sketch | eps | side | MSE | top-10 recall | top-50 recall | client reports/s | server s | bits/report |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    for hadamard in (False, True):
+        name = "HCMS" if hadamard else "CMS"
+        for eps in args.eps:
+            m = make_count_mean_sketch(args.width, args.hashes, eps, hadamard=hadamard)
+            m.simulate(values[:1000], seed=0)
+            t0 = time.perf_counter()
+            rep = m.simulate(values, seed=1)
+            tc = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            est = m.estimate(rep, cands).estimate
+            ts = time.perf_counter() - t0
+            rows = [("fxdp", est, args.n / tc, ts, m.bits_per_report)]
+            pest, ptc, pts = pure_ldp_run(values[:peer_n], eps, args.hashes, args.width, hadamard, cands)
+            ptruth = np.bincount(idx[:peer_n], minlength=args.words)[order[: args.candidates]] / peer_n
+            rows.append(("pure-ldp", pest, peer_n / ptc, pts, None))
+            for side, e, rate, ts_, bits in rows:
+                t = truth if side == "fxdp" else ptruth
+                mse = float(np.mean((e - t) ** 2))
+                top = np.argsort(-e, kind="stable")
+                r10 = len(set(top[:10]) & set(range(10))) / 10
+                r50 = len(set(top[:50]) & set(range(50))) / 50
+                print(f"| {name} | {eps:g} | {side} | {mse:.3e} | {r10:.2f} | {r50:.2f} | {rate:.3g} | {ts_:.2f} | "
+                      f"{bits if bits is not None else '-'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
