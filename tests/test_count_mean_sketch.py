@@ -230,6 +230,8 @@ def test_kernels_are_integer_only():
     assert float_uses(KC.sketch_counts.py_func, [a1(U32), a2(U8), a2(types.int64)]) == []
     assert float_uses(KC.hadamard_signs.py_func, [a1(types.int64)] * 3 + [a2(types.int64)]) == []
     assert float_uses(KC.candidate_cells.py_func, [a2(U32), a2(U8), U32, a2(types.int64)]) == []
+    sk = argtypes[:17] + [a1(U8), a2(types.int64), a1(types.int64), a1(U8)]
+    assert float_uses(KC._chunk_cms_sketch.py_func, sk) == []
 
 
 # --- the Hadamard variant (HCMS)
@@ -322,3 +324,21 @@ def test_variance_over_keys_and_flips_matches_the_stated_standard_error(hadamard
     ratio = est.var(axis=0) / var.mean(axis=0)
     assert np.all((ratio > 0.8) & (ratio < 1.2)), ratio
     assert np.all(np.abs(est.mean(axis=0) - truth) < 4 * est.std(axis=0) / 20)
+
+
+@pytest.mark.parametrize("hadamard, ct", [(False, False), (False, True), (True, False)])
+def test_simulate_sketch_is_the_sketch_of_simulate(hadamard, ct):
+    """The counting fleet keeps only the sketch: equal to the sketch of the reports (over several
+    device chunks and workers), and estimate takes it for the reports."""
+    from fxdp.mechanisms.strings.count_mean_sketch import SketchCounts
+    m = make_count_mean_sketch(128, 9, 2.5, hadamard=hadamard, constant_time=ct)
+    vals = [f"e{i % 300}" for i in range(9000)]
+    ids = np.arange(9000, dtype=np.uint64) + 77
+    counts, n_j = m.sketch(m.simulate(vals, seed=3, device_ids=ids))
+    sk = m.simulate_sketch(vals, seed=3, device_ids=ids)
+    assert isinstance(sk, SketchCounts)
+    assert np.array_equal(sk.counts, counts) and np.array_equal(sk.n_j, n_j) and n_j.sum() == 9000
+    assert np.array_equal(m.estimate(sk, ["e1", "zz"]).estimate,
+                          m.estimate(m.simulate(vals, seed=3, device_ids=ids), ["e1", "zz"]).estimate)
+    with pytest.raises(ValueError, match="sketch must be 9 x 128"):
+        m.estimate(SketchCounts(counts[:, :5], n_j), ["e1"])

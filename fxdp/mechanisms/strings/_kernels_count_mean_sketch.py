@@ -143,3 +143,46 @@ def candidate_cells(coeffs, rows, shift, out):
     for c in range(rows.shape[0]):
         for j in range(coeffs.shape[0]):
             out[c, j] = np.int64(strhash32(coeffs[j], rows[c]) >> shift)
+
+
+# --- fleets that keep only the sketch (O(w k m) memory, w workers)
+
+@_jit
+def _chunk_cms_sketch(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, coeffs, shift, k, a_p, a_q,
+                      bits, ct, x, tmp, counts, n_j, status):
+    for i in range(lo, hi):
+        seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
+        buf, c = _load(state)
+        if ct:
+            st, j, buf, c = _rd_uniform_below_ct(state, buf, c, k)
+        else:
+            st, j, buf, c = _rd_uniform_below(state, buf, c, k)
+        _store(state, buf, c)
+        if st == OK:
+            cell = np.int64(strhash32(coeffs[np.int64(j)], x[i]) >> shift)
+            st = _ue_row(state, a_p, a_q, bits, ct, cell, tmp, table)
+        status[i] = np.uint8(st)
+        if st == OK:
+            row = counts[np.int64(j)]
+            for u in range(tmp.shape[0]):
+                row[u] += np.int64(tmp[u])
+            n_j[np.int64(j)] += 1
+
+
+@_pjit
+def fleet_count_mean_sketch_counts(key, device_ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, counts, n_j,
+                                   status, table, nb):
+    """The sketch of fleet_count_mean_sketch's reports: worker row r adds its devices' bits to
+    counts[r] (int64[w, k, m], zero) and their indices to n_j[r] (int64[w, k]); the same device
+    chunks, so the same bits."""
+    n = device_ids.shape[0]
+    nch = (n + CHUNK - 1) // CHUNK
+    w = counts.shape[0]
+    for r in numba.prange(w):
+        state = np.empty(STATE_WORDS + 16 * nb, dtype=np.uint32)
+        lanes = np.empty((16, LANES), dtype=np.uint32)
+        ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
+        tmp = np.empty(counts.shape[2], dtype=np.uint8)
+        for ch in range(r, nch, w):
+            _chunk_cms_sketch(state, lanes, ahead, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK),
+                              first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, tmp, counts[r], n_j[r], status)

@@ -45,6 +45,7 @@ which can only overstate it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
 
@@ -77,6 +78,15 @@ def _check_int(name, value, lo, hi, what=""):
     if not lo <= int(value) <= hi:
         raise ValueError(f"{name} must be in [{lo}, {hi}]{what}, got {value}")
     return int(value)
+
+
+@dataclass
+class SketchCounts:
+    """A sketch without its reports: CMS, counts[j][u] = the reports of index j with bit u set;
+    HCMS, counts[j][l] = the sum of the signs 1 - 2b of the reports (j, l); n_j = the reports of
+    index j (``simulate_sketch``; ``estimate`` and ``discover`` take it for reports)."""
+    counts: np.ndarray
+    n_j: np.ndarray
 
 
 class CountMeanSketch(Mechanism):
@@ -219,6 +229,33 @@ class CountMeanSketch(Mechanism):
         ValueError / EntropyError / RangeError (nothing returned) if an input or a device fails."""
         return super().simulate(values, seed, device_ids)
 
+    def simulate_sketch(self, values, seed, device_ids=None):
+        """The sketch of ``simulate``'s reports, (C int64[k, m], n_j int64[k]) as ``sketch``
+        returns it, without keeping the n reports (O(k m) memory per worker); ``estimate`` and
+        ``discover`` take it in place of reports.  Raises as ``simulate`` does."""
+        import numba
+
+        from ...samplers._nb_lanes import ahead_blocks
+        from ...samplers._nb_run import dyadic_run_table
+        from .._fleet import _finish, check_device_ids, check_first_block, check_seed
+        from .._kernels_common import CHUNK
+        from ._kernels_count_mean_sketch import fleet_count_mean_sketch_counts
+        key = check_seed(seed)
+        x = self.fleet_inputs(values)
+        ids = check_device_ids(device_ids, x.shape[0])
+        status = np.zeros(x.shape[0], np.uint8)
+        w = max(1, min(numba.get_num_threads(), -(-x.shape[0] // CHUNK)))
+        counts = np.zeros((w, self.hashes, self.width), np.int64)
+        n_j = np.zeros((w, self.hashes), np.int64)
+        nb = ahead_blocks(self.width * (self.bits if self.constant_time else 2) + 128, key)
+        fleet_count_mean_sketch_counts(key, ids, np.uint32(check_first_block(None)), self._coeffs(),
+                                       np.uint32(32 - self.log2_width), np.uint64(self.hashes),
+                                       np.uint64((1 << self.bits) - self.a_q), np.uint64(self.a_q),
+                                       np.uint64(self.bits), bool(self.constant_time), x, counts, n_j, status,
+                                       dyadic_run_table(self.a_q, self.bits), nb)
+        _finish(None, status, None, ids, f"{self.kind}.simulate_sketch")
+        return SketchCounts(counts.sum(axis=0), n_j.sum(axis=0))
+
     # --- the exact audit: the report's probability is a product
     def report_pmf(self, j, bits, x):
         """P((j, bits) | x), exactly."""
@@ -269,10 +306,21 @@ class CountMeanSketch(Mechanism):
         """(C, n_j): C[j][u] = the reports of index j with bit u set, n_j the reports of index j.
         reports: (js, bits) arrays (n, and n x m), or a list of (j, bits) pairs."""
         from ._kernels_count_mean_sketch import sketch_counts
+        if isinstance(reports, SketchCounts):
+            return self._checked_sketch(reports)
         js, bits = self._as_arrays(reports)
         counts = np.zeros((self.hashes, self.width), np.int64)
         sketch_counts(js, np.ascontiguousarray(bits), counts)
         return counts, np.bincount(js, minlength=self.hashes)
+
+    def _checked_sketch(self, sk):
+        c, n_j = np.asarray(sk.counts), np.asarray(sk.n_j)
+        if c.shape != (self.hashes, self.width) or n_j.shape != (self.hashes,):
+            raise ValueError(f"sketch must be {self.hashes} x {self.width} counts and {self.hashes} row totals, "
+                             f"got shapes {c.shape} and {n_j.shape}")
+        if n_j.sum() == 0:
+            raise ValueError("reports must hold at least one report")
+        return c, n_j
 
     def _as_arrays(self, reports):
         if isinstance(reports, tuple) and len(reports) == 2 and isinstance(reports[0], np.ndarray):
@@ -439,6 +487,8 @@ class HadamardCountMeanSketch(CountMeanSketch):
         """(T, n_j): T[j][l] = the sum of the signs 1 - 2b of the reports (j, l), n_j the reports of
         index j."""
         from ._kernels_count_mean_sketch import hadamard_signs
+        if isinstance(reports, SketchCounts):
+            return self._checked_sketch(reports)
         js, ls, bs = self._as_arrays(reports)
         signs = np.zeros((self.hashes, self.width), np.int64)
         hadamard_signs(js, ls, bs, signs)
@@ -473,6 +523,11 @@ class HadamardCountMeanSketch(CountMeanSketch):
         """Fleet simulation, bit for bit as ``release``: (js uint32[n], ls uint32[n], bs uint8[n])."""
         return Mechanism.simulate(self, values, seed, device_ids)
 
+    def simulate_sketch(self, values, seed, device_ids=None):
+        """The sketch of ``simulate``'s reports (signs and row totals; a report is 3 integers, so
+        the reports are made and summed)."""
+        return SketchCounts(*self.sketch(self.simulate(values, seed, device_ids)))
+
 
 def make_count_mean_sketch(width, hashes, epsilon, hadamard=False, max_length=32, constant_time=False, bits=32,
                            hash_key=None):
@@ -487,4 +542,4 @@ def make_count_mean_sketch(width, hashes, epsilon, hadamard=False, max_length=32
     return cls(width, hashes, epsilon, max_length, constant_time, bits, hash_key)
 
 
-__all__ = ["CountMeanSketch", "HadamardCountMeanSketch", "make_count_mean_sketch", "realize"]
+__all__ = ["CountMeanSketch", "HadamardCountMeanSketch", "SketchCounts", "make_count_mean_sketch", "realize"]
