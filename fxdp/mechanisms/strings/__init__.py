@@ -1,3 +1,3 @@
-"""Layer 4: mechanisms over strings nobody listed in advance (issue 34): the Count Mean Sketch so
-far, its reference release, audit and estimator (not registered yet); the keyed hash is
-fxdp.strhash."""
+"""Layer 4: mechanisms over strings nobody listed in advance (issue 34, in progress; not registered
+yet): the Count Mean Sketch and its Hadamard variant, the Prefix Extending Method; the keyed hash
+is fxdp.strhash."""
