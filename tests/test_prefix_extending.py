@@ -24,7 +24,7 @@ def test_the_report_is_the_group_then_local_hashing_of_the_prefix_item(ct):
         assert t == (ref.uniform_below_ct(b, 9) if ct else ref.uniform_below(b, 9))
         prefix = strhash.encode(s, 10)[: m.levels[t]]
         z = strhash.hash32(m.hash_key, t, prefix, 11) >> 2
-        assert m.item(t, prefix) == z < (1 << ITEM_BITS)
+        assert m.item(t, prefix) == z == m._items(t, [prefix])[0] < (1 << ITEM_BITS)
         assert tuple(rest) == lh.release(b, z)
         assert a.bits_used == b.bits_used
 
@@ -75,3 +75,61 @@ def test_bad_input_is_refused():
         m.discover(np.array([[7, 1, 0, 0]]))
     with pytest.raises(ValueError, match=r"top must be in"):
         m.discover(np.array([[0, 1, 0, 0]]), top=0)
+
+
+@pytest.mark.parametrize("ct", [False, True])
+def test_fleet_is_the_reference_release_of_every_device(ct):
+    from fxdp.mechanisms._fleet import simulate_detailed
+    m = make_prefix_extending(10, 3.0, constant_time=ct)
+    vals = [f"w{i}".encode()[: 1 + i % 10] for i in range(300)] + [b"\xff" * 10, "Grüße"]
+    ids = np.arange(len(vals), dtype=np.uint64) * 11 + 3
+    out, status, used, _ = simulate_detailed(m, vals, 9, device_ids=ids)
+    assert np.all(status == 0)
+    for i, v in enumerate(vals):
+        src = ChaCha20Source(9, device_id=int(ids[i]))
+        assert tuple(out[i]) == m.release(src, v), i
+        assert used[i] == src.bits_used, i
+
+
+def test_fleet_discovery_at_scale():
+    """2 10^5 devices, 1,000 strings of 3 to 16 bytes with Zipf(1.1) shares, eps = 4: the 5 most
+    frequent strings are the top 5 found."""
+    m = make_prefix_extending(16, 4.0)
+    rng = np.random.default_rng(8)
+    words = [f"{i:03d}{'x' * (i % 13)}" for i in range(1000)]
+    assert len(set(words)) == 1000
+    w = 1.0 / np.arange(1, 1001) ** 1.1
+    idx = rng.choice(1000, size=200_000, p=w / w.sum())
+    top = m.discover(m.simulate([words[i] for i in idx], seed=2), top=5)
+    assert {r["value"] for r in top} == {words[i].encode() for i in range(5)}
+
+
+def test_kernels_are_integer_only():
+    from numba.core import types
+    from test_numba_types import float_uses
+    from fxdp.mechanisms.strings import _kernels_prefix_extending as KP
+    U8, U32, U64, I = types.uint8, types.uint32, types.uint64, types.int64
+    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
+    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
+    sig = [a1(U32), a2(U32), a1(U32), a1(U64), I, I, U32, U64, a1(I), a2(U32)] + [U64] * 5 + [
+        types.boolean, a2(U8), a1(U8), a2(I), a1(U8), a1(I)]
+    assert float_uses(KP._chunk_pem.py_func, sig) == []
+    assert float_uses(KP.item_support.py_func, [a1(I)] * 4 + [U64, U64, a1(I)]) == []
+
+
+@pytest.mark.parametrize("g", [2, 3, 55, 56, 1000, 65535, 65536])
+def test_item_support_with_folds_and_multiply_shift_is_the_plain_count(g):
+    """The server kernel's Mersenne folds and multiply-shift remainder against the two divisions,
+    on random reports and items including the ends of their ranges (numpy seed g)."""
+    from fxdp.mechanisms.strings._kernels_prefix_extending import item_support, item_support_plain
+    rng = np.random.default_rng(g)
+    n = 5000
+    a = np.concatenate([rng.integers(1, 2**31 - 1, n), [1, 2**31 - 2]])
+    b = np.concatenate([rng.integers(0, 2**31 - 1, n), [0, 2**31 - 2]])
+    y = rng.integers(0, g, n + 2)
+    items = np.concatenate([rng.integers(0, 2**30, 500), [0, 1, 2**30 - 1, 2**31 - 2]])
+    fast, plain = np.zeros(items.size, np.int64), np.zeros(items.size, np.int64)
+    item_support(a, b, y, items, np.uint64(g), np.uint64(2**31 - 1), fast)
+    item_support_plain(a, b, y, items, np.uint64(g), np.uint64(2**31 - 1), plain)
+    assert np.array_equal(fast, plain)
+    assert plain.sum() > 0

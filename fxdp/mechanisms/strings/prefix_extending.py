@@ -114,12 +114,57 @@ class PrefixExtending(Mechanism):
         """The item of [0, 2^30) that group t's device releases for its prefix (bytes of x)."""
         return strhash.hash32(self.hash_key, t, bytes(prefix), self.max_length + 1) >> (32 - ITEM_BITS)
 
+    def _coeffs(self):
+        if getattr(self, "_coeff_table", None) is None:
+            from ...samplers._nb_strhash import strhash_table
+            self._coeff_table = strhash_table(np.array(strhash.key_words(self.hash_key), np.uint32), self.groups,
+                                              self.max_length + 1)
+        return self._coeff_table
+
+    def _items(self, t, prefixes):
+        """int64 items of many prefixes of level t (the Numba hash; ``item``'s values)."""
+        from ...samplers._nb_strhash import strhash32_rows
+        rows = np.zeros((len(prefixes), self.max_length + 2), np.uint8)
+        for i, p in enumerate(prefixes):
+            rows[i, 0] = len(p)
+            rows[i, 1:1 + len(p)] = np.frombuffer(bytes(p), np.uint8)
+        h = np.empty(len(prefixes), np.uint32)
+        strhash32_rows(self._coeffs()[t], rows, h)
+        return (h >> np.uint32(32 - ITEM_BITS)).astype(np.int64)
+
     def release(self, src, x):
         """(t, a, b, y): the group, then local hashing's release of the item of the group's prefix."""
         t = ref.uniform_below_ct(src, self.groups) if self.constant_time else ref.uniform_below(src, self.groups)
         prefix = strhash.encode(x, self.max_length)[: self.levels[t]]
         a, b, y = self.oracle._release(src, self.item(t, prefix))
         return (int(t), a, b, y)
+
+    # --- the fleet (Numba, all cores): bit for bit the reference release of every device
+    def fleet_inputs(self, values):
+        """The strings as encoded rows uint8[n, max_length + 1], each checked (check_input)."""
+        if isinstance(values, (str, bytes)):
+            raise TypeError("values must be a sequence of strings (bytes or str), got a single string")
+        vals = list(values)
+        rows = np.zeros((len(vals), self.max_length + 1), np.uint8)
+        for i, v in enumerate(vals):
+            b = self.check_input(v)
+            rows[i, 0] = len(b)
+            rows[i, 1:1 + len(b)] = np.frombuffer(b, np.uint8)
+        return rows
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_prefix_extending import fleet_prefix_extending
+        o = self.oracle
+        out = np.zeros((x.shape[0], 4), np.int64)
+        fleet_prefix_extending(key, ids, first_block, np.uint64(self.groups), np.array(self.levels, np.int64),
+                               self._coeffs(), np.uint64(o.a_p), np.uint64(o.w), np.uint64(o.bits), np.uint64(o.g),
+                               np.uint64(o.prime), bool(self.constant_time), x, out, status, bits)
+        return out
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation: device i releases values[i] on the keyed stream (seed, device_ids[i],
+        stream 0), bit for bit as ``release``.  Returns an n x 4 int64 array of (t, a, b, y)."""
+        return super().simulate(values, seed, device_ids)
 
     # --- audit: the local hashing release's, over every pair of strings
     def exact_audit(self, d_in=1):
@@ -166,7 +211,7 @@ class PrefixExtending(Mechanism):
         n_t = g.shape[0]
         if n_t == 0:
             return np.zeros(len(prefixes)), np.full(len(prefixes), np.inf), 0
-        items = np.array([self.item(t, p) for p in prefixes], np.int64)
+        items = self._items(t, prefixes)
         s = np.zeros(items.size, np.int64)
         item_support(np.ascontiguousarray(g[:, 1]), np.ascontiguousarray(g[:, 2]), np.ascontiguousarray(g[:, 3]),
                      items, np.uint64(self.oracle.g), np.uint64(self.oracle.prime), s)
