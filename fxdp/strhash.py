@@ -44,10 +44,11 @@ TAG = int.from_bytes(b"FXSH", "little")
 DEFAULT_HASH_KEY = b"fxdp string hash family, key v1."     # 32 bytes, public
 
 
-def parse_hash_key(hash_key) -> bytes:
-    """32 bytes (bytes, or 64 hex digits); None is DEFAULT_HASH_KEY."""
+def parse_key(hash_key, nbytes: int, default: bytes, name: str = "hash_key") -> bytes:
+    """A public hash key of nbytes bytes: bytes, or 2 nbytes hex digits (0x optional); None is
+    default.  ValueError (a str or bytes of another length, bad hex) or TypeError (another type)."""
     if hash_key is None:
-        return DEFAULT_HASH_KEY
+        return default
     if isinstance(hash_key, (bytes, bytearray)):
         key = bytes(hash_key)
     elif isinstance(hash_key, str):
@@ -55,12 +56,31 @@ def parse_hash_key(hash_key) -> bytes:
         try:
             key = bytes.fromhex(digits)
         except ValueError:
-            raise ValueError(f"hash_key must be 32 bytes or 64 hex digits, got {hash_key!r}") from None
+            raise ValueError(f"{name} must be {nbytes} bytes or {2 * nbytes} hex digits, got {hash_key!r}") from None
     else:
-        raise TypeError(f"hash_key must be bytes or a hex string, got {type(hash_key).__name__}")
-    if len(key) != 32:
-        raise ValueError(f"hash_key must be 32 bytes (64 hex digits), got {len(key)} bytes")
+        raise TypeError(f"{name} must be {nbytes} bytes or {2 * nbytes} hex digits, got {type(hash_key).__name__}")
+    if len(key) != nbytes:
+        raise ValueError(f"{name} must be {nbytes} bytes ({2 * nbytes} hex digits), got {len(key)} bytes")
     return key
+
+
+def parse_hash_key(hash_key) -> bytes:
+    """The string hash's 32-byte key (bytes, or 64 hex digits); None is DEFAULT_HASH_KEY."""
+    return parse_key(hash_key, 32, DEFAULT_HASH_KEY)
+
+
+def encoded_rows(values, check, max_length: int) -> np.ndarray:
+    """Strings as encoded rows uint8[n, max_length + 1] (``encode``), each through check (the
+    mechanism's input check, returning bytes of at most max_length)."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError("values must be a sequence of strings (bytes or str), got a single string")
+    vals = list(values)
+    rows = np.zeros((len(vals), max_length + 1), np.uint8)
+    for i, v in enumerate(vals):
+        b = check(v)
+        rows[i, 0] = len(b)
+        rows[i, 1:1 + len(b)] = np.frombuffer(b, np.uint8)
+    return rows
 
 
 def key_words(hash_key: bytes) -> tuple[int, ...]:
@@ -87,6 +107,14 @@ def to_bytes(value, max_length: int, name: str = "value") -> bytes:
         raise TypeError(f"{name} must be bytes or str, got {type(value).__name__}")
     if len(b) > max_length:
         raise ValueError(f"{name} is {len(b)} bytes long; max_length is {max_length}")
+    return b
+
+
+def check_value(value, max_length: int, name: str = "value") -> bytes:
+    """A device's string input: to_bytes, and not empty (the sketches' input domain)."""
+    b = to_bytes(value, max_length, name)
+    if not b:
+        raise ValueError(f"{name} must be 1 to {max_length} bytes long, got an empty string")
     return b
 
 
@@ -131,4 +159,4 @@ def multiply_add_shift(coeffs, x, word_bits: int, log2_width: int) -> int:
 
 
 __all__ = ["DEFAULT_HASH_KEY", "MAX_LENGTH", "MAX_LOG2_WIDTH", "TAG", "check_max_length", "coefficients",
-           "encode", "hash32", "hash_to_width", "key_words", "multiply_add_shift", "parse_hash_key", "to_bytes"]
+           "check_value", "encode", "encoded_rows", "hash32", "parse_key", "hash_to_width", "key_words", "multiply_add_shift", "parse_hash_key", "to_bytes"]

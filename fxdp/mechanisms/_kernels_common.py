@@ -80,6 +80,19 @@ def _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block):
 
 
 @_ijit
+def _uniform_draw(state, n, ct):
+    """(status, v): v = uniform_below(n), or the fixed-budget uniform_below_ct when ct (ERR_RANGE
+    when no round accepted), from the state's stream (buffer loaded and stored back)."""
+    buf, c = K._load(state)
+    if ct:
+        st, v, buf, c = K._rd_uniform_below_ct(state, buf, c, n)
+    else:
+        st, v, buf, c = K._rd_uniform_below(state, buf, c, n)
+    K._store(state, buf, c)
+    return st, v
+
+
+@_ijit
 def _pos(state):
     """Stream position of a keyed state (bits_used_nb: 512 bits per block, 256 under version 2)."""
     return K.bits_used_nb(state)

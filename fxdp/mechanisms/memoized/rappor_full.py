@@ -39,6 +39,7 @@ from ...bitsource import BitSource, ChaCha20Source, chacha20_block, default_sour
 from ...conservative import float_up, log_up
 from ...errors import EntropyError, raise_for_status
 from ...samplers import reference as ref
+from ...strhash import parse_key
 from ...validate import check_int, check_rational, given
 from ..base import Mechanism
 
@@ -126,21 +127,10 @@ class RapporFullDevice:
 
 
 def _parse_hash_key(hash_key):
-    if hash_key is None:
-        return DEFAULT_HASH_KEY
-    if isinstance(hash_key, (bytes, bytearray)):
-        key = bytes(hash_key)
-    elif isinstance(hash_key, str):
-        digits = hash_key[2:] if hash_key[:2] in ("0x", "0X") else hash_key
-        try:
-            key = bytes.fromhex(digits)
-        except ValueError:
-            raise ValueError(f"hash_key must be 16 bytes or 32 hex digits, got {hash_key!r}") from None
-    else:
-        raise ValueError(f"hash_key must be 16 bytes or 32 hex digits, got {hash_key!r}")
-    if len(key) != 16:
-        raise ValueError(f"hash_key must be 16 bytes (32 hex digits), got {len(key)} bytes")
-    return key
+    try:
+        return parse_key(hash_key, 16, DEFAULT_HASH_KEY)
+    except TypeError as e:                  # this constructor's contract: ValueError for every bad argument
+        raise ValueError(str(e)) from None
 
 
 def _check_bool(name, v):

@@ -18,15 +18,25 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ...samplers._kernels import (OK, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _rd_uniform_below,
-                                  _rd_uniform_below_ct, _store)
+from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _store
 from ...samplers._nb_lanes import LANES, seed_device, seed_device_ahead
 from ...samplers._nb_strhash import strhash32
-from .._kernels_common import CHUNK, _pos
+from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ..oracles._kernels_unary_encoding import _ue_row
 
+_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
 _pjit = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+@_ijit
+def _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, xrow, outrow, table):
+    """(status, j): one device's release into outrow (the bits of CountMeanSketch.release)."""
+    st, j = _uniform_draw(state, k, ct)
+    if st == OK:
+        cell = np.int64(strhash32(coeffs[np.int64(j)], xrow) >> shift)
+        st = _ue_row(state, a_p, a_q, bits, ct, cell, outrow, table)
+    return st, j
 
 
 @_jit
@@ -35,16 +45,8 @@ def _chunk_cms(state, lanes, ahead, table, key, device_ids, lo, hi, first_block,
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
-        buf, c = _load(state)
-        if ct:
-            st, j, buf, c = _rd_uniform_below_ct(state, buf, c, k)
-        else:
-            st, j, buf, c = _rd_uniform_below(state, buf, c, k)
-        _store(state, buf, c)
-        if st == OK:
-            js[i] = np.uint32(j)
-            cell = np.int64(strhash32(coeffs[np.int64(j)], x[i]) >> shift)
-            st = _ue_row(state, a_p, a_q, bits, ct, cell, out[i], table)
+        st, j = _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, x[i], out[i], table)
+        js[i] = np.uint32(j)
         status[i] = np.uint8(st)
         if st != OK:                   # a failed device's report stays zero
             js[i] = np.uint32(0)
@@ -71,15 +73,11 @@ def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shif
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
+        st, j = _uniform_draw(state, k, ct)
+        l = np.uint64(0)
+        if st == OK:
+            st, l = _uniform_draw(state, m, ct)
         buf, c = _load(state)
-        if ct:
-            st, j, buf, c = _rd_uniform_below_ct(state, buf, c, k)
-            if st == OK:
-                st, l, buf, c = _rd_uniform_below_ct(state, buf, c, m)
-        else:
-            st, j, buf, c = _rd_uniform_below(state, buf, c, k)
-            if st == OK:
-                st, l, buf, c = _rd_uniform_below(state, buf, c, m)
         if st == OK:
             cell = strhash32(coeffs[np.int64(j)], x[i]) >> shift
             w = _parity32(np.uint32(l) & cell)
@@ -152,15 +150,7 @@ def _chunk_cms_sketch(state, lanes, ahead, table, key, device_ids, lo, hi, first
                       bits, ct, x, tmp, counts, n_j, status):
     for i in range(lo, hi):
         seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
-        buf, c = _load(state)
-        if ct:
-            st, j, buf, c = _rd_uniform_below_ct(state, buf, c, k)
-        else:
-            st, j, buf, c = _rd_uniform_below(state, buf, c, k)
-        _store(state, buf, c)
-        if st == OK:
-            cell = np.int64(strhash32(coeffs[np.int64(j)], x[i]) >> shift)
-            st = _ue_row(state, a_p, a_q, bits, ct, cell, tmp, table)
+        st, j = _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, x[i], tmp, table)
         status[i] = np.uint8(st)
         if st == OK:
             row = counts[np.int64(j)]

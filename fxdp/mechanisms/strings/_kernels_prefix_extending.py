@@ -6,10 +6,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_uniform_below, _rd_uniform_below_ct, _store
+from ...samplers._kernels import OK, STATE_WORDS
 from ...samplers._nb_lanes import LANES, seed_device
 from ...samplers._nb_strhash import strhash32
-from .._kernels_common import CHUNK, _pos
+from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ..oracles._kernels_local_hashing import _lh_one
 
 ITEM_BITS = 30               # prefix_extending.ITEM_BITS
@@ -66,12 +66,7 @@ def _chunk_pem(state, lanes, key, device_ids, lo, hi, first_block, groups, level
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
-        buf, c = _load(state)
-        if ct:
-            st, t, buf, c = _rd_uniform_below_ct(state, buf, c, groups)
-        else:
-            st, t, buf, c = _rd_uniform_below(state, buf, c, groups)
-        _store(state, buf, c)
+        st, t = _uniform_draw(state, groups, ct)
         a = b = y = np.uint64(0)
         if st == OK:
             n = levels[np.int64(t)]                  # the group's prefix, hashed as a string

@@ -160,10 +160,7 @@ class CountMeanSketch(Mechanism):
 
     # --- input and release
     def check_input(self, x):
-        b = strhash.to_bytes(x, self.max_length, "value")
-        if not b:
-            raise ValueError(f"value must be 1 to {self.max_length} bytes long, got an empty string")
-        return b
+        return strhash.check_value(x, self.max_length)
 
     def cell(self, j, s):
         """h_j(s): the sketch column of string s (checked bytes) under hash index j."""
@@ -189,17 +186,8 @@ class CountMeanSketch(Mechanism):
 
     # --- the fleet (Numba, all cores): bit for bit the reference release of every device
     def fleet_inputs(self, values):
-        """The strings as encoded rows uint8[n, max_length + 1] (length, bytes, zero padding);
-        each checked (check_input): a list of bytes or str, or a numpy bytes array."""
-        if isinstance(values, (str, bytes)):
-            raise TypeError("values must be a sequence of strings (bytes or str), got a single string")
-        vals = list(values)
-        rows = np.zeros((len(vals), self.max_length + 1), np.uint8)
-        for i, v in enumerate(vals):
-            b = self.check_input(v)
-            rows[i, 0] = len(b)
-            rows[i, 1:1 + len(b)] = np.frombuffer(b, np.uint8)
-        return rows
+        """The strings as encoded rows uint8[n, max_length + 1] (fxdp.strhash.encoded_rows), each checked."""
+        return strhash.encoded_rows(values, self.check_input, self.max_length)
 
     def _coeffs(self):
         if getattr(self, "_coeff_table", None) is None:

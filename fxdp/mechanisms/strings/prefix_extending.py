@@ -105,10 +105,7 @@ class PrefixExtending(Mechanism):
 
     # --- input and release
     def check_input(self, x):
-        b = strhash.to_bytes(x, self.max_length, "value")
-        if not b:
-            raise ValueError(f"value must be 1 to {self.max_length} bytes long, got an empty string")
-        return b
+        return strhash.check_value(x, self.max_length)
 
     def item(self, t, prefix):
         """The item of [0, 2^30) that group t's device releases for its prefix (bytes of x)."""
@@ -124,10 +121,7 @@ class PrefixExtending(Mechanism):
     def _items(self, t, prefixes):
         """int64 items of many prefixes of level t (the Numba hash; ``item``'s values)."""
         from ...samplers._nb_strhash import strhash32_rows
-        rows = np.zeros((len(prefixes), self.max_length + 2), np.uint8)
-        for i, p in enumerate(prefixes):
-            rows[i, 0] = len(p)
-            rows[i, 1:1 + len(p)] = np.frombuffer(bytes(p), np.uint8)
+        rows = strhash.encoded_rows(prefixes, bytes, self.max_length + 1)
         h = np.empty(len(prefixes), np.uint32)
         strhash32_rows(self._coeffs()[t], rows, h)
         return (h >> np.uint32(32 - ITEM_BITS)).astype(np.int64)
@@ -141,16 +135,8 @@ class PrefixExtending(Mechanism):
 
     # --- the fleet (Numba, all cores): bit for bit the reference release of every device
     def fleet_inputs(self, values):
-        """The strings as encoded rows uint8[n, max_length + 1], each checked (check_input)."""
-        if isinstance(values, (str, bytes)):
-            raise TypeError("values must be a sequence of strings (bytes or str), got a single string")
-        vals = list(values)
-        rows = np.zeros((len(vals), self.max_length + 1), np.uint8)
-        for i, v in enumerate(vals):
-            b = self.check_input(v)
-            rows[i, 0] = len(b)
-            rows[i, 1:1 + len(b)] = np.frombuffer(b, np.uint8)
-        return rows
+        """The strings as encoded rows uint8[n, max_length + 1] (fxdp.strhash.encoded_rows), each checked."""
+        return strhash.encoded_rows(values, self.check_input, self.max_length)
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_prefix_extending import fleet_prefix_extending
