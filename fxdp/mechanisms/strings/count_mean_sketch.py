@@ -39,8 +39,8 @@ parts, (m / (m - 1))^2 times
 
 The last term does not shrink with n: under one key, a frequent string that shares a cell with d
 in a row biases d's estimate by its share / k, the same in every fleet.  ``estimate`` takes
-sum_s f_s^2 from the sketch itself (each row's sum of squared cell shares, less the noise's part),
-which can only overstate it.
+sum_s f_s^2 from the sketch itself (each row's sum of squared cell shares, less the noise's part):
+biased upward, since strings sharing a cell add their shares.
 """
 from __future__ import annotations
 
