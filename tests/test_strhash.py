@@ -13,7 +13,7 @@ from fxdp import native
 from fxdp import strhash as S
 from fxdp.samplers import _nb_strhash as N
 
-VECTORS = json.loads((Path(__file__).parent / "vectors" / "strhash.json").read_text())["cases"]
+VECTORS = json.loads((Path(__file__).parent / "strhash_vectors.json").read_text())["cases"]
 
 
 def _pair_counts(word_bits, sym_bits, log2_width, length):
