@@ -342,3 +342,11 @@ def test_simulate_sketch_is_the_sketch_of_simulate(hadamard, ct):
                           m.estimate(m.simulate(vals, seed=3, device_ids=ids), ["e1", "zz"]).estimate)
     with pytest.raises(ValueError, match="sketch must be 9 x 128"):
         m.estimate(SketchCounts(counts[:, :5], n_j), ["e1"])
+
+
+@pytest.mark.parametrize("hadamard", [False, True])
+def test_every_audit_names_its_d_in(hadamard):
+    m = make_count_mean_sketch(16, 3, 2.0, hadamard=hadamard)
+    zero, one = m.exact_audit(0), m.exact_audit(1)
+    assert zero.d_in == 0 and zero.epsilon_realized == 0.0 and m.privacy_map(0) == 0.0
+    assert one.d_in == 1 and one.epsilon_realized == m.epsilon == m.local_epsilon

@@ -262,7 +262,7 @@ class CountMeanSketch(Mechanism):
         h_j maps together the mechanism is the same for both (ratio 1).  The witness pair is the
         first two strings b"\\x00", b"\\x01", ... that some hash index separates."""
         if d_in == 0:
-            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)")
+            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)", d_in=0)
         for t in range(1, 256):
             s, other = b"\x00", bytes([t])
             for j in range(self.hashes):
@@ -426,7 +426,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         against q, for a row l where their Hadamard entries differ; such l exists for any j with
         h_j(s) != h_j(t) (distinct columns of H differ in half the rows).  Witness as for CMS."""
         if d_in == 0:
-            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)")
+            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)", d_in=0)
         for t in range(1, 256):
             s, other = b"\x00", bytes([t])
             for j in range(self.hashes):
