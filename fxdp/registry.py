@@ -105,6 +105,8 @@ for _kind, _module, _exportable, _summary in (
     ("geometric", _MECH + "additive.geometric", True, "two-sided geometric (discrete Laplace), bounded"),
     ("unary_encoding", _MECH + "oracles.unary_encoding", True, "unary encoding frequency oracle (OUE, SUE)"),
     ("hadamard_response", _MECH + "oracles.hadamard_response", True, "Hadamard response frequency oracle (log2 K bits)"),
+    ("count_mean_sketch", _MECH + "strings.count_mean_sketch", True,
+     "Count Mean Sketch (Apple; CMS, HCMS) over byte strings, keyed string hash"),
     ("longitudinal_grr", _MECH + "memoized.longitudinal", True,
      "longitudinal k-ary RR (L-GRR): memoized permanent GRR + instantaneous GRR"),
     ("longitudinal_ue", _MECH + "memoized.longitudinal", True,

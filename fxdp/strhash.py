@@ -83,6 +83,31 @@ def encoded_rows(values, check, max_length: int) -> np.ndarray:
     return rows
 
 
+def canonical_rows(rows, max_length: int, name: str = "values") -> np.ndarray:
+    """Encoded rows (the device form, uint8[n, max_length + 1]) checked and made canonical: row[0]
+    (the length) in [1, max_length], the bytes past it set to zero (the C hash reads and masks them,
+    so any bytes there give the same hash).  ValueError naming the first bad row."""
+    arr = np.asarray(rows)
+    if arr.ndim != 2 or arr.shape[1] != max_length + 1 or arr.dtype.kind not in "ui":
+        raise ValueError(f"{name} as encoded rows must be an integer array of shape (n, {max_length + 1}) "
+                         f"([length, bytes..., zero padding]), got {arr.dtype} {arr.shape}")
+    if arr.size and (arr.min() < 0 or arr.max() > 255):
+        raise ValueError(f"{name}: encoded rows hold bytes, 0..255")
+    out = arr.astype(np.uint8)
+    lengths = out[:, 0].astype(np.int64)
+    bad = np.nonzero((lengths < 1) | (lengths > max_length))[0]
+    if bad.size:
+        raise ValueError(f"{name}: row {int(bad[0])} has length {int(lengths[bad[0]])}; a string is 1 to "
+                         f"max_length = {max_length} bytes long")
+    out[:, 1:][np.arange(1, max_length + 1)[None, :] > lengths[:, None]] = 0
+    return out
+
+
+def row_bytes(row) -> bytes:
+    """The string of one canonical encoded row."""
+    return bytes(np.asarray(row[1:1 + int(row[0])], np.uint8))
+
+
 def key_words(hash_key: bytes) -> tuple[int, ...]:
     """The ChaCha20 key: 8 little-endian words."""
     return tuple(int.from_bytes(hash_key[4 * i: 4 * i + 4], "little") for i in range(8))
@@ -104,7 +129,7 @@ def to_bytes(value, max_length: int, name: str = "value") -> bytes:
     elif isinstance(value, (bytes, bytearray, memoryview, np.bytes_)):
         b = bytes(value)
     else:
-        raise TypeError(f"{name} must be bytes or str, got {type(value).__name__}")
+        raise ValueError(f"{name} must be bytes or str, got {type(value).__name__}")
     if len(b) > max_length:
         raise ValueError(f"{name} is {len(b)} bytes long; max_length is {max_length}")
     return b
@@ -158,5 +183,5 @@ def multiply_add_shift(coeffs, x, word_bits: int, log2_width: int) -> int:
     return (acc % (1 << word_bits)) >> (word_bits - log2_width)
 
 
-__all__ = ["DEFAULT_HASH_KEY", "MAX_LENGTH", "MAX_LOG2_WIDTH", "TAG", "check_max_length", "coefficients",
+__all__ = ["DEFAULT_HASH_KEY", "MAX_LENGTH", "MAX_LOG2_WIDTH", "TAG", "canonical_rows", "check_max_length", "coefficients", "row_bytes",
            "check_value", "encode", "encoded_rows", "hash32", "parse_key", "hash_to_width", "key_words", "multiply_add_shift", "parse_hash_key", "to_bytes"]

@@ -146,7 +146,7 @@ def test_bad_input_is_refused():
         m(b"")
     with pytest.raises(ValueError, match="9 bytes long; max_length is 8"):
         m("123456789")
-    with pytest.raises(TypeError, match="value must be bytes or str"):
+    with pytest.raises(ValueError, match="value must be bytes or str"):
         m(17)
     with pytest.raises(ValueError, match=r"hash index outside \[0, 4\)"):
         m.estimate((np.array([4]), np.zeros((1, 64), np.uint8)), [b"a"])
@@ -164,12 +164,13 @@ def test_fleet_is_the_reference_release_of_every_device(ct):
     m = make_count_mean_sketch(64, 5, 3.0, max_length=12, constant_time=ct)
     vals = [f"dev {i}".encode() for i in range(150)] + ["Grüße", b"\xff" * 12]
     ids = np.arange(1000, 1000 + len(vals), dtype=np.uint64) * 7
-    (js, bits), status, used, _ = simulate_detailed(m, vals, 11, device_ids=ids)
-    assert np.all(status == 0)
+    out, status, used, _ = simulate_detailed(m, vals, 11, device_ids=ids)
+    assert np.all(status == 0) and out.shape == (len(vals), 66) and out.dtype == np.uint8
+    js, bits = m.split_reports(out)
     for i, v in enumerate(vals):
         src = ChaCha20Source(11, device_id=int(ids[i]))
         j, b = m.release(src, v)
-        assert (j, b) == (int(js[i]), list(bits[i])), i
+        assert (j, b) == (int(js[i]), list(bits[i])) == m.release_output(out[i]), i
         assert used[i] == src.bits_used, i
 
 
@@ -197,7 +198,7 @@ def test_fleet_inputs_are_checked():
         m.simulate(["ok", ""], seed=1)
     with pytest.raises(TypeError, match="a single string"):
         m.simulate("abc", seed=1)
-    with pytest.raises(TypeError, match="value must be bytes or str"):
+    with pytest.raises(ValueError, match="value must be bytes or str"):
         m.simulate([1, 2], seed=1)
 
 
@@ -222,11 +223,13 @@ def test_kernels_are_integer_only():
     a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
     argtypes = [a1(U32), a2(U32), types.Array(U32, 3, "C"), numba.typeof(dyadic_run_table(5, 32)), a1(U32),
                 a1(types.uint64), types.int64, types.int64, U32, a2(U32), U32] + [types.uint64] * 4 + [
-                types.boolean, a2(U8), a1(U32), a2(U8), a1(U8), a1(types.int64)]
+                types.boolean, a2(U8), a2(U8), a1(U8), a1(types.int64)]
     assert float_uses(KC._chunk_cms.py_func, argtypes) == []
     hcms = [a1(U32), a2(U32), a1(U32), a1(types.uint64), types.int64, types.int64, U32, a2(U32), U32] + \
-        [types.uint64] * 4 + [types.boolean, a2(U8), a1(U32), a1(U32), a1(U8), a1(U8), a1(types.int64)]
+        [types.uint64] * 4 + [types.boolean, a2(U8), a2(U32), a1(U8), a1(types.int64)]
     assert float_uses(KC._chunk_hcms.py_func, hcms) == []
+    assert float_uses(KC.sketch_rows.py_func, [a2(U8), a2(types.int64), a1(types.int64)]) == []
+    assert float_uses(KC.hadamard_sign_rows.py_func, [a2(U32), a2(types.int64), a1(types.int64)]) == []
     assert float_uses(KC.sketch_counts.py_func, [a1(U32), a2(U8), a2(types.int64)]) == []
     assert float_uses(KC.hadamard_signs.py_func, [a1(types.int64)] * 3 + [a2(types.int64)]) == []
     assert float_uses(KC.candidate_cells.py_func, [a2(U32), a2(U8), U32, a2(types.int64)]) == []
@@ -271,12 +274,72 @@ def test_hcms_fleet_is_the_reference_release_of_every_device(ct):
     m = make_count_mean_sketch(64, 5, 3.0, hadamard=True, max_length=12, constant_time=ct)
     vals = [f"dev {i}".encode() for i in range(150)] + ["Grüße", b"\xff" * 12]
     ids = np.arange(len(vals), dtype=np.uint64) * 3 + 5
-    (js, ls, bs), status, used, _ = simulate_detailed(m, vals, 12, device_ids=ids)
-    assert np.all(status == 0)
+    out, status, used, _ = simulate_detailed(m, vals, 12, device_ids=ids)
+    assert np.all(status == 0) and out.shape == (len(vals), 3) and out.dtype == np.uint32
     for i, v in enumerate(vals):
         src = ChaCha20Source(12, device_id=int(ids[i]))
-        assert m.release(src, v) == (int(js[i]), int(ls[i]), int(bs[i])), i
+        assert m.release(src, v) == tuple(int(t) for t in out[i]) == m.release_output(out[i]), i
         assert used[i] == src.bits_used, i
+
+
+@pytest.mark.parametrize("hadamard", [False, True])
+@pytest.mark.parametrize("ct", [False, True])
+def test_c_fleet_and_single_release_are_the_numba_fleet(hadamard, ct):
+    """The C entry points (host fleet through cffi): every device's report, status and bits used
+    equal the Numba fleet's; a device-form input with junk past its length gives the same report as
+    the string (the hash ignores those bytes); one C release equals the reference release."""
+    from fxdp import native
+    from fxdp.mechanisms import _device as dv
+    from fxdp.mechanisms._fleet import simulate_detailed
+    from fxdp.strhash import encoded_rows
+    m = make_count_mean_sketch(64, 300, 3.0, hadamard=hadamard, max_length=12, constant_time=ct, bits=20)
+    vals = [f"dev {i}".encode() for i in range(2000)] + ["Grüße", b"\xff" * 12, b"x"]
+    ids = np.arange(len(vals), dtype=np.uint64) * 5 + 1
+    out_nb, st_nb, bits_nb, _ = simulate_detailed(m, vals, 13, device_ids=ids)
+    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 13, device_ids=ids)
+    assert (st_nb == 0).all() and (st_c == 0).all()
+    assert np.array_equal(out_nb, out_c) and np.array_equal(bits_nb, bits_c)
+    assert (len(set(bits_nb.tolist())) == 1) == ct       # constant time: every device reads the same bits
+    rows = encoded_rows(vals, m.check_input, 12)
+    junk = rows.copy()
+    for i in range(junk.shape[0]):
+        junk[i, 1 + junk[i, 0]:] = 0xA5
+    assert np.array_equal(dv.c_fleet(m, junk, 13, device_ids=ids)[0], out_nb)
+    assert np.array_equal(m.simulate_device(junk, 13, device_ids=ids), out_nb)
+    for i in (0, 7, 2001):
+        r = native.new_rng_seeded(13, int(ids[i]))
+        src = ChaCha20Source(13, device_id=int(ids[i]))
+        assert dv.c_release(m, r, vals[i]) == m.release(src, vals[i])
+
+
+@pytest.mark.parametrize("hadamard", [False, True])
+def test_c_refuses_bad_lengths_and_configs(hadamard):
+    """A length byte of 0 or past max_length, and configurations outside the documented ranges,
+    are FXDP_ERR_PARAM from the C entry point, with nothing written."""
+    from fxdp import native
+    m = make_count_mean_sketch(16, 4, 2.0, hadamard=hadamard, max_length=6)
+    cc = m.c_config()
+    ffi, lib = native.ffi, native.lib
+    fn = getattr(lib, cc.function)
+    for length in (0, 7, 255):
+        x = np.zeros(7, np.uint8)
+        x[0] = length
+        out = np.full(cc.out_count, 7, dtype=cc.out_dtype)
+        st = fn(native.new_rng_seeded(1, 1), cc.cfg, ffi.from_buffer("uint8_t[]", x),
+                ffi.from_buffer(cc.out_ctype + "[]", out))
+        assert st == lib.FXDP_ERR_PARAM and (out == 7).all(), length
+    x = np.array([1, 65, 0, 0, 0, 0, 0], np.uint8)
+    for field, bad in (("hashes", 0), ("max_len", 0), ("max_len", 256), ("log2_width", 0),
+                       ("log2_width", 17 if hadamard else 11), ("bits", 1), ("bits", 33), ("a_q", 0),
+                       ("a_q", 1 << 3)):
+        cfg = native.ffi.new("fxdp_count_mean_sketch_cfg *", cc.cfg[0])
+        setattr(cfg, field, bad)
+        if field == "a_q":
+            cfg.bits = 4
+        out = np.full(cc.out_count, 7, dtype=cc.out_dtype)
+        st = fn(native.new_rng_seeded(1, 1), cfg, ffi.from_buffer("uint8_t[]", x),
+                ffi.from_buffer(cc.out_ctype + "[]", out))
+        assert st == lib.FXDP_ERR_PARAM and (out == 7).all(), (field, bad)
 
 
 def test_hcms_fleet_estimate_at_scale():

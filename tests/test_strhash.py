@@ -123,7 +123,7 @@ def test_collisions_under_the_published_key_are_at_the_bound():
 
 
 def test_bad_input_is_refused():
-    with pytest.raises(TypeError, match="value must be bytes or str"):
+    with pytest.raises(ValueError, match="value must be bytes or str"):
         S.to_bytes(12, 32)
     with pytest.raises(ValueError, match="33 bytes long; max_length is 32"):
         S.to_bytes("x" * 33, 32)

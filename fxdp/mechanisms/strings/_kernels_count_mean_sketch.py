@@ -6,12 +6,13 @@ h_j(s) over m items (``_ue_row``, fxdp/mechanisms/oracles/_kernels_unary_encodin
 bits as ``make_unary_encoding(m, eps, optimized=False)``).  The hash is the Numba twin of
 fxdp.strhash over the encoded strings (length, bytes, zero padding).  Integers only.
 
-* ``fleet_count_mean_sketch(key, ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, js, out,
+* ``fleet_count_mean_sketch(key, ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, out,
   status, bits_out, table, nb)``: coeffs uint32[k, L + 2] (``strhash_table``), shift = 32 - log2 m,
-  x uint8[n, L + 1] encoded strings, js uint32[n], out uint8[n, m].
-* ``fleet_hadamard_count_mean_sketch(key, ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, js, ls,
-  bs, status, bits_out)``: HCMS, the bits of ``HadamardCountMeanSketch.release`` (j, the row l,
-  then one Bernoulli(a_q / 2^bits)).
+  x uint8[n, L + 1] encoded strings, out uint8[n, m + 2] the device form (j & 0xFF, j >> 8, the m
+  bits; csrc/fxdp_mech_count_mean_sketch.c).
+* ``fleet_hadamard_count_mean_sketch(key, ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, out,
+  status, bits_out)``: HCMS, the bits of ``HadamardCountMeanSketch.release`` (j, the row l,
+  then one Bernoulli(a_q / 2^bits)); out uint32[n, 3] = (j, l, bit).
 """
 from __future__ import annotations
 
@@ -41,22 +42,22 @@ def _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, xrow, outrow, table):
 
 @_jit
 def _chunk_cms(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, coeffs, shift, k, a_p, a_q, bits,
-               ct, x, js, out, status, bits_out):
+               ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, 0)
-        st, j = _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, x[i], out[i], table)
-        js[i] = np.uint32(j)
+        st, j = _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, x[i], out[i, 2:], table)
+        out[i, 0] = np.uint8(np.uint64(j) & np.uint64(0xFF))
+        out[i, 1] = np.uint8(np.uint64(j) >> np.uint64(8))
         status[i] = np.uint8(st)
         if st != OK:                   # a failed device's report stays zero
-            js[i] = np.uint32(0)
             out[i, :] = 0
         if want_bits:
             bits_out[i] = _pos(state)
 
 
 @_pjit
-def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, js, out, status,
+def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, out, status,
                             bits_out, table, nb):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -64,11 +65,11 @@ def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p,
         lanes = np.empty((16, LANES), dtype=np.uint32)
         ahead = np.empty((nb, 16, LANES), dtype=np.uint32)
         _chunk_cms(state, lanes, ahead, table, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block,
-                   coeffs, shift, k, a_p, a_q, bits, ct, x, js, out, status, bits_out)
+                   coeffs, shift, k, a_p, a_q, bits, ct, x, out, status, bits_out)
 
 
 @_jit
-def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shift, k, m, a_q, bits, ct, x, js, ls, bs, status,
+def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shift, k, m, a_q, bits, ct, x, out, status,
                 bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
@@ -86,11 +87,11 @@ def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shif
             else:
                 st, f, buf, c = _rd_dyadic(state, buf, c, a_q, bits)
             if st == OK:
-                js[i], ls[i], bs[i] = np.uint32(j), np.uint32(l), np.uint8(w ^ (1 if f else 0))
+                out[i, 0], out[i, 1], out[i, 2] = np.uint32(j), np.uint32(l), np.uint32(w ^ (1 if f else 0))
         _store(state, buf, c)
         status[i] = np.uint8(st)
         if st != OK:
-            js[i], ls[i], bs[i] = np.uint32(0), np.uint32(0), np.uint8(0)
+            out[i, 0], out[i, 1], out[i, 2] = np.uint32(0), np.uint32(0), np.uint32(0)
         if want_bits:
             bits_out[i] = _pos(state)
 
@@ -106,14 +107,14 @@ def _parity32(v):
 
 
 @_pjit
-def fleet_hadamard_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, js, ls, bs,
+def fleet_hadamard_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, out,
                                      status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
         state = np.empty(STATE_WORDS, dtype=np.uint32)
         lanes = np.empty((16, LANES), dtype=np.uint32)
         _chunk_hcms(state, lanes, key, device_ids, ch * CHUNK, min(n, (ch + 1) * CHUNK), first_block, coeffs, shift, k, m,
-                    a_q, bits, ct, x, js, ls, bs, status, bits_out)
+                    a_q, bits, ct, x, out, status, bits_out)
 
 
 # --- the server's side: the sketch from the reports, the candidates' cells
@@ -126,6 +127,43 @@ def sketch_counts(js, bits, counts):
         b = bits[i]
         for u in range(b.shape[0]):
             row[u] += np.int64(b[u])
+
+
+@_jit
+def sketch_rows(rows, counts, n_j):
+    """The sketch of device-form CMS reports rows uint8[n, m + 2] (j & 0xFF, j >> 8, the m bits):
+    counts[j] += the bits, n_j[j] += 1.  Returns -1, or the first row whose j is >= k or whose bits
+    are not 0/1 (the sketch then holds the rows before it)."""
+    k = counts.shape[0]
+    m = counts.shape[1]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        j = np.int64(r[0]) | (np.int64(r[1]) << 8)
+        if j >= k:
+            return i
+        for u in range(m):
+            if r[u + 2] > 1:
+                return i
+        row = counts[j]
+        for u in range(m):
+            row[u] += np.int64(r[u + 2])
+        n_j[j] += 1
+    return -1
+
+
+@_jit
+def hadamard_sign_rows(rows, signs, n_j):
+    """The HCMS sketch of device-form reports rows uint32[n, 3] = (j, l, b): signs[j][l] += 1 - 2 b,
+    n_j[j] += 1.  Returns -1, or the first row out of range (j >= k, l >= m or b > 1)."""
+    k = signs.shape[0]
+    m = signs.shape[1]
+    for i in range(rows.shape[0]):
+        j, l, b = np.int64(rows[i, 0]), np.int64(rows[i, 1]), np.int64(rows[i, 2])
+        if j >= k or l >= m or b > 1:
+            return i
+        signs[j, l] += np.int64(1) - np.int64(2) * b
+        n_j[j] += 1
+    return -1
 
 
 @_jit

@@ -1,8 +1,15 @@
 """Apple's Count Mean Sketch (CMS; "Learning with Privacy at Scale", Apple 2017), exact on dyadic
-probabilities, and its Hadamard variant (HCMS, ``HadamardCountMeanSketch``): the first steps of
-issue 34, the reference release, its privacy map and exact audit, the Numba fleet
-(``_kernels_count_mean_sketch.py``) and the server's estimator.  Not registered yet: the C device
-form, the wire codec and the footprint come next, on this reference.
+probabilities, and its Hadamard variant (HCMS, ``HadamardCountMeanSketch``), the registered kind
+``count_mean_sketch`` (issue 34): the reference release, its privacy map and exact audit, the Numba
+fleet (``_kernels_count_mean_sketch.py``), the C device form (csrc/fxdp_mech_count_mean_sketch.c),
+the wire codec and the server's estimator.  (Over 700 lines, one module: CMS and HCMS share every
+method but the draw, the sketch and the report's layout, so the pair reads best side by side; the C
+form's builders are in _device_count_mean_sketch.py.)
+
+Reports, as ``simulate`` returns them and the device writes them: CMS, uint8[n, m + 2] rows
+(j & 0xFF, j >> 8, then the m bits); HCMS, uint32[n, 3] rows (j, l, bit).  ``release`` returns
+(j, bits) and (j, l, bit).  The server's functions take those rows, the reference's tuples, or a
+``SketchCounts`` (``simulate_sketch``, the streamed statistic of ``fxdp estimate``).
 
 A device holds a byte string s of at most max_length bytes.  With k hash functions
 h_0 .. h_{k-1} into a width of m = 2^l (fxdp.strhash: keyed by a public 32-byte key,
@@ -55,7 +62,10 @@ from ... import strhash
 from ...conservative import exp_interval, float_up, log_up
 from ...reports import AuditReport, Estimate
 from ...samplers import reference as ref
+from .._device import _p
 from ..base import Mechanism
+
+SYNTHETIC_WORDS = 64           # the synthetic population: Zipf over b"word-00" .. b"word-63"
 
 MAX_LOG2_WIDTH = 16            # simulation: a report is m bits
 MAX_HASHES = 1 << 16
@@ -87,6 +97,40 @@ class SketchCounts:
     index j (``simulate_sketch``; ``estimate`` and ``discover`` take it for reports)."""
     counts: np.ndarray
     n_j: np.ndarray
+
+
+class SketchStatistic:
+    """``fxdp estimate``'s streamed statistic of a Count Mean Sketch: the sketch of every report
+    added (``add`` device-form reports, ``merge`` another), n, and ``estimate_rows(truth)`` equal to
+    the estimator on all the reports (integer sums are exact)."""
+
+    def __init__(self, mechanism):
+        self.m = mechanism
+        self.counts = np.zeros((mechanism.hashes, mechanism.width), np.int64)
+        self.n_j = np.zeros(mechanism.hashes, np.int64)
+
+    @property
+    def n(self) -> int:
+        return int(self.n_j.sum())
+
+    def add(self, reports):
+        c, n_j = self.m.sketch(np.asarray(reports).reshape(-1, self.m.report_columns))
+        self.counts += c
+        self.n_j += n_j
+        return self
+
+    def merge(self, other):
+        self.counts += other.counts
+        self.n_j += other.n_j
+        return self
+
+    def sketch(self) -> SketchCounts:
+        return SketchCounts(self.counts.copy(), self.n_j.copy())
+
+    def estimate_rows(self, truth=None):
+        if self.n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        return self.m.estimate_rows(self.sketch(), truth)
 
 
 class CountMeanSketch(Mechanism):
@@ -186,7 +230,11 @@ class CountMeanSketch(Mechanism):
 
     # --- the fleet (Numba, all cores): bit for bit the reference release of every device
     def fleet_inputs(self, values):
-        """The strings as encoded rows uint8[n, max_length + 1] (fxdp.strhash.encoded_rows), each checked."""
+        """The strings as encoded rows uint8[n, max_length + 1] (fxdp.strhash.encoded_rows), each
+        checked; an integer matrix of that shape is taken as encoded rows already (the device form:
+        length, bytes, and padding that is ignored; fxdp.strhash.canonical_rows)."""
+        if isinstance(values, np.ndarray) and values.ndim == 2 and values.dtype.kind in "ui":
+            return strhash.canonical_rows(values, self.max_length)
         return strhash.encoded_rows(values, self.check_input, self.max_length)
 
     def _coeffs(self):
@@ -201,20 +249,21 @@ class CountMeanSketch(Mechanism):
         from ...samplers._nb_run import dyadic_run_table
         from ._kernels_count_mean_sketch import fleet_count_mean_sketch
         n = x.shape[0]
-        js = np.zeros(n, np.uint32)
-        out = np.zeros((n, self.width), np.uint8)
+        out = np.zeros((n, self.width + 2), np.uint8)
         a_p = (1 << self.bits) - self.a_q
         nb = ahead_blocks(self.width * (self.bits if self.constant_time else 2) + 128, key)
         fleet_count_mean_sketch(key, ids, first_block, self._coeffs(), np.uint32(32 - self.log2_width),
                                 np.uint64(self.hashes), np.uint64(a_p), np.uint64(self.a_q), np.uint64(self.bits),
-                                bool(self.constant_time), x, js, out, status, bits,
+                                bool(self.constant_time), x, out, status, bits,
                                 dyadic_run_table(self.a_q, self.bits), nb)
-        return js, out
+        return out
 
     def simulate(self, values, seed, device_ids=None):
         """Fleet simulation: device i releases values[i] on the keyed stream (seed, device_ids[i],
-        stream 0), bit for bit as ``release``.  Returns (js uint32[n], bits uint8[n, m]); raises
-        ValueError / EntropyError / RangeError (nothing returned) if an input or a device fails."""
+        stream 0), bit for bit as ``release`` and the C form.  values: byte strings or str, or
+        encoded rows (``fleet_inputs``).  Returns the reports uint8[n, m + 2] (j & 0xFF, j >> 8,
+        the m bits; ``split_reports`` gives (j, bits)); raises ValueError / EntropyError /
+        RangeError (nothing returned) if an input or a device fails."""
         return super().simulate(values, seed, device_ids)
 
     def simulate_sketch(self, values, seed, device_ids=None):
@@ -243,6 +292,99 @@ class CountMeanSketch(Mechanism):
                                        dyadic_run_table(self.a_q, self.bits), nb)
         _finish(None, status, None, ids, f"{self.kind}.simulate_sketch")
         return SketchCounts(counts.sum(axis=0), n_j.sum(axis=0))
+
+    # --- the device form (csrc/fxdp_mech_count_mean_sketch.c)
+    report_dtype = "uint8"
+
+    def release_output(self, out):
+        return int(out[0]) | (int(out[1]) << 8), [int(v) for v in out[2:]]
+
+    def report_fields(self):
+        """The record (docs/wire.md): j's two bytes as the device writes them (the high byte takes
+        no bits below 257 hashes), then the m bits."""
+        from .._wire import ReportField
+        top = self.hashes - 1
+        return [ReportField("j_lo", 1, 0, min(top, 255)), ReportField("j_hi", 1, 0, top >> 8),
+                ReportField("bits", self.width, 0, 1)]
+
+    def _device_output(self):
+        return {"ctype": "uint8_t", "count": self.width + 2, "meaning": "j & 0xFF, j >> 8, then the m bits"}
+
+    def _device_text(self):
+        return (f"Count Mean Sketch, k = {self.hashes} hashes, width m = {self.width}: the one-hot cell "
+                f"h_j(x) with every bit flipped w.p. q = {_p(self.q)}")
+
+    def _check_device(self):
+        from ._device_count_mean_sketch import check_device
+        check_device(self)
+
+    def device_spec(self, dim=None):
+        """The C device form (keys: see fxdp.mechanisms.base; _device_count_mean_sketch.py)."""
+        from ._device_count_mean_sketch import device_spec
+        return device_spec(self)
+
+    def c_config(self, dim=None):
+        from ._device_count_mean_sketch import c_config
+        return c_config(self)
+
+    def harness_inputs(self):
+        """Encoded strings whose every byte is in [1, max_length]: a valid length, then bytes (those
+        past the length are ignored, as on the device)."""
+        return {"kind": "int", "lo": 1, "span": self.max_length, "sim_dtype": "uint8", "sim_flat": False}
+
+    # --- the population of the demo, fxdp simulate and the error plot
+    def synthetic_population(self, devices, seed):
+        """(encoded rows of devices strings, their shares): Zipf(1) over the SYNTHETIC_WORDS strings
+        b"word-00" .. (cut to max_length), drawn from numpy's PCG64 seeded with (seed, 0x5EED)."""
+        from ...validate import check_int
+        devices = check_int("devices", devices, 1)
+        words = self.synthetic_words()
+        w = 1.0 / np.arange(1, len(words) + 1)
+        idx = np.random.default_rng([int(seed), 0x5EED]).choice(len(words), size=devices, p=w / w.sum())
+        rows = strhash.encoded_rows(words, self.check_input, self.max_length)[idx]
+        return rows, self.true_statistic(rows)
+
+    def synthetic_words(self):
+        """The synthetic population's distinct strings (their first max_length bytes; distinct for
+        max_length >= 2)."""
+        words = list(dict.fromkeys(f"word-{i:02d}".encode()[-self.max_length:] for i in range(SYNTHETIC_WORDS)))
+        return words
+
+    def true_statistic(self, values):
+        """{string: share of the devices} of every distinct string, most frequent first (ties in
+        byte order)."""
+        rows = self.fleet_inputs(values)
+        if rows.shape[0] == 0:
+            raise ValueError("values must hold at least one string")
+        uniq, counts = np.unique(rows, axis=0, return_counts=True)
+        order = sorted(range(len(uniq)), key=lambda i: (-counts[i], strhash.row_bytes(uniq[i])))
+        n = rows.shape[0]
+        return {strhash.row_bytes(uniq[i]): Fraction(int(counts[i]), n) for i in order}
+
+    def estimate_rows(self, reports, truth=None):
+        """Rows {name, true, estimate, stderr} of the candidates in truth ({string: share}, as
+        true_statistic gives), or of ``m.candidates`` (a list set by the caller) with no truth."""
+        if isinstance(truth, dict):
+            cand, true = list(truth), [float(v) for v in truth.values()]
+        elif getattr(self, "candidates", None) is not None:
+            cand, true = list(self.candidates), None
+        else:
+            raise ValueError(f"{self.kind}: the sketch estimates given candidate strings: pass them "
+                             "(m.estimate(reports, candidates), or fxdp estimate --candidates FILE)")
+        return self.estimate(reports, cand).as_rows(true)
+
+    def report_statistic(self):
+        """The mergeable sketch (counts of every (j, cell) and reports per j: O(k m) memory)."""
+        return SketchStatistic(self)
+
+    def output_distribution(self, x, x_prime):
+        raise ValueError(f"{self.kind}: a report has {self.hashes} x 2^{self.width if not self.hadamard else 1} "
+                         "outcomes; the exact distribution is not enumerated (fxdp.audit gives the worst case "
+                         "in closed form)")
+
+    def default_pair(self):
+        w = self.exact_audit().witness
+        return bytes.fromhex(w["x"]), bytes.fromhex(w["x_prime"])
 
     # --- the exact audit: the report's probability is a product
     def report_pmf(self, j, bits, x):
@@ -293,13 +435,44 @@ class CountMeanSketch(Mechanism):
     def sketch(self, reports):
         """(C, n_j): C[j][u] = the reports of index j with bit u set, n_j the reports of index j.
         reports: (js, bits) arrays (n, and n x m), or a list of (j, bits) pairs."""
-        from ._kernels_count_mean_sketch import sketch_counts
+        from ._kernels_count_mean_sketch import sketch_counts, sketch_rows
         if isinstance(reports, SketchCounts):
             return self._checked_sketch(reports)
+        if isinstance(reports, np.ndarray):
+            counts = np.zeros((self.hashes, self.width), np.int64)
+            n_j = np.zeros(self.hashes, np.int64)
+            bad = sketch_rows(self._report_rows(reports), counts, n_j)
+            if bad >= 0:
+                raise ValueError(f"reports: row {bad} holds a hash index outside [0, {self.hashes}) or a bit other "
+                                 "than 0/1")
+            return counts, n_j
         js, bits = self._as_arrays(reports)
         counts = np.zeros((self.hashes, self.width), np.int64)
         sketch_counts(js, np.ascontiguousarray(bits), counts)
         return counts, np.bincount(js, minlength=self.hashes)
+
+    @property
+    def report_columns(self):
+        """Elements of one device-form report: j's two bytes and the m bits (HCMS: j, l, bit)."""
+        return self.width + 2
+
+    def _report_rows(self, reports):
+        """Device-form reports as a C-contiguous matrix of the output type, shape checked."""
+        arr = np.asarray(reports)
+        if arr.ndim != 2 or arr.shape[1] != self.report_columns or arr.dtype.kind not in "ui":
+            raise ValueError(f"reports must be an integer matrix of {self.report_columns} columns (the device "
+                             f"form m.simulate returns), got {arr.dtype} {arr.shape}")
+        if arr.shape[0] == 0:
+            raise ValueError("reports must hold at least one report")
+        dt = np.dtype(self.report_dtype)
+        if arr.min() < 0 or arr.max() > np.iinfo(dt).max:
+            raise ValueError(f"reports hold a value outside the {dt} range")
+        return np.ascontiguousarray(arr, dtype=dt)
+
+    def split_reports(self, reports):
+        """(js int64[n], bits uint8[n, m]) of device-form reports."""
+        rows = self._report_rows(reports)
+        return rows[:, 0].astype(np.int64) | (rows[:, 1].astype(np.int64) << 8), rows[:, 2:]
 
     def _checked_sketch(self, sk):
         c, n_j = np.asarray(sk.counts), np.asarray(sk.n_j)
@@ -474,9 +647,17 @@ class HadamardCountMeanSketch(CountMeanSketch):
     def sketch(self, reports):
         """(T, n_j): T[j][l] = the sum of the signs 1 - 2b of the reports (j, l), n_j the reports of
         index j."""
-        from ._kernels_count_mean_sketch import hadamard_signs
+        from ._kernels_count_mean_sketch import hadamard_sign_rows, hadamard_signs
         if isinstance(reports, SketchCounts):
             return self._checked_sketch(reports)
+        if isinstance(reports, np.ndarray):
+            signs = np.zeros((self.hashes, self.width), np.int64)
+            n_j = np.zeros(self.hashes, np.int64)
+            bad = hadamard_sign_rows(self._report_rows(reports), signs, n_j)
+            if bad >= 0:
+                raise ValueError(f"reports: row {bad} holds a hash index outside [0, {self.hashes}), a row outside "
+                                 f"[0, {self.width}) or a bit other than 0/1")
+            return signs, n_j
         js, ls, bs = self._as_arrays(reports)
         signs = np.zeros((self.hashes, self.width), np.int64)
         hadamard_signs(js, ls, bs, signs)
@@ -498,18 +679,44 @@ class HadamardCountMeanSketch(CountMeanSketch):
     def _own_variance(self, f):
         return -f - (1 - f) / self.width ** 2      # noise - E[value^2]: the value is 0/1 at d's cell
 
+    report_dtype = "uint32"
+
+    @property
+    def report_columns(self):
+        return 3
+
+    def split_reports(self, reports):
+        """(js, ls, bs) int64[n] each of device-form reports."""
+        rows = self._report_rows(reports).astype(np.int64)
+        return rows[:, 0], rows[:, 1], rows[:, 2]
+
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_count_mean_sketch import fleet_hadamard_count_mean_sketch
-        n = x.shape[0]
-        js, ls, bs = np.zeros(n, np.uint32), np.zeros(n, np.uint32), np.zeros(n, np.uint8)
+        out = np.zeros((x.shape[0], 3), np.uint32)
         fleet_hadamard_count_mean_sketch(key, ids, first_block, self._coeffs(), np.uint32(32 - self.log2_width),
                                          np.uint64(self.hashes), np.uint64(self.width), np.uint64(self.a_q),
-                                         np.uint64(self.bits), bool(self.constant_time), x, js, ls, bs, status, bits)
-        return js, ls, bs
+                                         np.uint64(self.bits), bool(self.constant_time), x, out, status, bits)
+        return out
 
     def simulate(self, values, seed, device_ids=None):
-        """Fleet simulation, bit for bit as ``release``: (js uint32[n], ls uint32[n], bs uint8[n])."""
+        """Fleet simulation, bit for bit as ``release`` and the C form: the reports uint32[n, 3]
+        (j, l, bit)."""
         return Mechanism.simulate(self, values, seed, device_ids)
+
+    def release_output(self, out):
+        return int(out[0]), int(out[1]), int(out[2])
+
+    def report_fields(self):
+        from .._wire import ReportField
+        return [ReportField("j", 1, 0, self.hashes - 1), ReportField("l", 1, 0, self.width - 1),
+                ReportField("b", 1, 0, 1)]
+
+    def _device_output(self):
+        return {"ctype": "uint32_t", "count": 3, "meaning": "j, l, the privatized Hadamard bit"}
+
+    def _device_text(self):
+        return (f"Hadamard Count Mean Sketch, k = {self.hashes} hashes, width m = {self.width}: one bit of "
+                f"row l of the Hadamard transform, flipped w.p. q = {_p(self.q)}")
 
     def simulate_sketch(self, values, seed, device_ids=None):
         """The sketch of ``simulate``'s reports (signs and row totals; a report is 3 integers, so
@@ -530,4 +737,22 @@ def make_count_mean_sketch(width, hashes, epsilon, hadamard=False, max_length=32
     return cls(width, hashes, epsilon, max_length, constant_time, bits, hash_key)
 
 
-__all__ = ["CountMeanSketch", "HadamardCountMeanSketch", "SketchCounts", "make_count_mean_sketch", "realize"]
+README_ROWS = {
+    'count_mean_sketch': ('Apple 2017 (CMS, HCMS)',
+        '`width = 64`, `hashes = 16`, `epsilon = 4`, `max_length = 16`, `constant_time = true`'),
+}
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # CMS: 16 report bits and 2 bytes of j; strings of up to 8 bytes (one ChaCha20 block of coefficients)
+    'count_mean_sketch_ct': lambda: make_count_mean_sketch(16, 4, 4, max_length=8, constant_time=True, bits=16),
+    'count_mean_sketch_lazy': lambda: make_count_mean_sketch(16, 4, 2, max_length=8),
+    # HCMS: (j, l, bit)
+    'hadamard_count_mean_sketch_ct': lambda: make_count_mean_sketch(64, 300, 2, hadamard=True, max_length=8,
+                                                                    constant_time=True, bits=16),
+    'hadamard_count_mean_sketch_lazy': lambda: make_count_mean_sketch(64, 300, 2, hadamard=True, max_length=8),
+}
+EXPORT_VARIANTS = {'count_mean_sketch_lazy', 'hadamard_count_mean_sketch_lazy'}
+
+__all__ = ["CountMeanSketch", "HadamardCountMeanSketch", "SketchCounts", "SketchStatistic", "make_count_mean_sketch",
+           "realize"]

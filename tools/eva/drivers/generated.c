@@ -66,6 +66,46 @@ void eva_unary_encoding_ct(void)
             EVA_OR_NULL(unary_encoding_out));
 }
 
+static fxdp_count_mean_sketch_cfg count_mean_sketch_cfg;
+static uint8_t count_mean_sketch_x[FXDP_COUNT_MEAN_SKETCH_MAX_X];
+static uint8_t count_mean_sketch_out[FXDP_COUNT_MEAN_SKETCH_MAX_OUT];
+
+void eva_count_mean_sketch(void)
+{
+    eva_unknown(&count_mean_sketch_cfg, sizeof count_mean_sketch_cfg);
+    eva_unknown(count_mean_sketch_x, sizeof count_mean_sketch_x);
+    (void)fxdp_count_mean_sketch(eva_rng_or_null(), EVA_OR_NULL(&count_mean_sketch_cfg), EVA_OR_NULL(count_mean_sketch_x),
+            EVA_OR_NULL(count_mean_sketch_out));
+}
+
+void eva_count_mean_sketch_ct(void)
+{
+    eva_unknown(&count_mean_sketch_cfg, sizeof count_mean_sketch_cfg);
+    eva_unknown(count_mean_sketch_x, sizeof count_mean_sketch_x);
+    (void)fxdp_count_mean_sketch_ct(eva_rng_or_null(), EVA_OR_NULL(&count_mean_sketch_cfg), EVA_OR_NULL(count_mean_sketch_x),
+            EVA_OR_NULL(count_mean_sketch_out));
+}
+
+static fxdp_count_mean_sketch_cfg hadamard_count_mean_sketch_cfg;
+static uint8_t hadamard_count_mean_sketch_x[FXDP_COUNT_MEAN_SKETCH_MAX_X];
+static uint32_t hadamard_count_mean_sketch_out[3u];
+
+void eva_hadamard_count_mean_sketch(void)
+{
+    eva_unknown(&hadamard_count_mean_sketch_cfg, sizeof hadamard_count_mean_sketch_cfg);
+    eva_unknown(hadamard_count_mean_sketch_x, sizeof hadamard_count_mean_sketch_x);
+    (void)fxdp_hadamard_count_mean_sketch(eva_rng_or_null(), EVA_OR_NULL(&hadamard_count_mean_sketch_cfg), EVA_OR_NULL(hadamard_count_mean_sketch_x),
+            EVA_OR_NULL(hadamard_count_mean_sketch_out));
+}
+
+void eva_hadamard_count_mean_sketch_ct(void)
+{
+    eva_unknown(&hadamard_count_mean_sketch_cfg, sizeof hadamard_count_mean_sketch_cfg);
+    eva_unknown(hadamard_count_mean_sketch_x, sizeof hadamard_count_mean_sketch_x);
+    (void)fxdp_hadamard_count_mean_sketch_ct(eva_rng_or_null(), EVA_OR_NULL(&hadamard_count_mean_sketch_cfg), EVA_OR_NULL(hadamard_count_mean_sketch_x),
+            EVA_OR_NULL(hadamard_count_mean_sketch_out));
+}
+
 static fxdp_hadamard_response_cfg hadamard_response_cfg;
 static uint32_t hadamard_response_x[1u];
 static uint32_t hadamard_response_out[1u];
