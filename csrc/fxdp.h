@@ -506,29 +506,29 @@ fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_unary_encoding_cfg *c
 /* Count Mean Sketch (Apple 2017) and its Hadamard variant over byte strings (fxdp_mech_count_mean_sketch.c,
  * reference fxdp/mechanisms/strings/count_mean_sketch.py): x[0..max_len] = [len] || bytes || zero padding,
  * 1 <= len <= max_len; k = hashes hash functions fxdp_strhash32(key, j, ...) into m = 2^log2_width cells.
- * CMS: j = uniform_below(k), then unary encoding's row of the cell h_j(x) over m items (a_p = 2^bits - a_q
- * at the cell, a_q elsewhere); out[0..m+2) = j & 0xFF, j >> 8, the m bits (in place, zeroed on failure).
- * HCMS: j = uniform_below(k), l = uniform_below(m), flip = bernoulli(a_q/2^bits); out[0..3) = j, l,
- * parity(l & h_j(x)) ^ flip.  _ct: uniform_below_ct and bernoulli_dyadic_ct (FXDP_ERR_RANGE when a
- * uniform draw's budget runs out).  1 <= hashes <= FXDP_COUNT_MEAN_SKETCH_MAX_HASHES, 1 <= max_len <=
- * FXDP_STRHASH_MAX_LENGTH, 1 <= log2_width <= 10 (CMS) or 16 (HCMS), 2 <= bits <= 32, 0 < a_q < 2^(bits-1). */
+ * CMS: j = uniform_below(k), then fxdp_unary_encoding(r, &cfg->ue, &h_j(x), out + 2) (ue: a_p = 2^bits - a_q
+ * at the cell, a_q elsewhere, d = m); out[0..m+2) = j & 0xFF, j >> 8, the m bits (in place, all zero on an
+ * entropy failure).  HCMS: j = uniform_below(k), l = uniform_below(m), flip = bernoulli(ue.a_q/2^ue.bits);
+ * out[0..3) = j, l, parity(l & h_j(x)) ^ flip.  _ct: uniform_below_ct and the _ct draws (FXDP_ERR_RANGE
+ * when a uniform draw's budget runs out).  1 <= hashes <= FXDP_COUNT_MEAN_SKETCH_MAX_HASHES, 1 <= max_len <=
+ * FXDP_STRHASH_MAX_LENGTH, 1 <= log2_width <= 10 (CMS) or 16 (HCMS), ue.d = 2^log2_width, 2 <= ue.bits <= 32,
+ * 0 < ue.a_q < 2^(ue.bits-1), ue.a_p = 2^ue.bits - ue.a_q. */
 #define FXDP_COUNT_MEAN_SKETCH_MAX_HASHES 65536u
 #define FXDP_COUNT_MEAN_SKETCH_MAX_LOG2_WIDTH 10u          /* CMS: m bits drawn in place in out          */
 #define FXDP_HADAMARD_COUNT_MEAN_SKETCH_MAX_LOG2_WIDTH 16u  /* HCMS: l < 2^16                             */
 #define FXDP_COUNT_MEAN_SKETCH_MAX_X 256u                   /* 1 + FXDP_STRHASH_MAX_LENGTH input bytes     */
 #define FXDP_COUNT_MEAN_SKETCH_MAX_OUT 1026u                /* 2 + 2^10 output bytes                       */
 typedef struct fxdp_count_mean_sketch_cfg {
-    uint32_t key[8];        /* the public hash key (fxdp.strhash), little-endian words */
-    uint32_t hashes;        /* k                                                       */
-    uint32_t max_len;       /* L: x holds L + 1 bytes                                  */
-    uint32_t a_q;           /* flip probability a_q / 2^bits                            */
-    uint8_t log2_width;     /* m = 2^log2_width                                        */
-    uint8_t bits;
+    fxdp_unary_encoding_cfg ue;   /* the flips: unary encoding's config over d = m items      */
+    uint32_t key[8];              /* the public hash key (fxdp.strhash), little-endian words */
+    uint32_t hashes;              /* k                                                       */
+    uint32_t max_len;             /* L: x holds L + 1 bytes                                  */
+    uint8_t log2_width;           /* m = 2^log2_width                                        */
 } fxdp_count_mean_sketch_cfg;
 /* Lazy CMS (uniform_below, unary encoding's runs; the bits used reveal the draws). */
 /* fleet: x (size_t)cfg->max_len + 1u max FXDP_COUNT_MEAN_SKETCH_MAX_X; out ((size_t)1u << cfg->log2_width) + 2u max FXDP_COUNT_MEAN_SKETCH_MAX_OUT */
 fxdp_status fxdp_count_mean_sketch(fxdp_rng *r, const fxdp_count_mean_sketch_cfg *cfg, const uint8_t *x, uint8_t *out);
-/* Constant time: the same instructions and bits for every string and length (bits bits per cell). */
+/* Constant time: the same instructions and bits for every string and length (ue.bits bits per cell). */
 fxdp_status fxdp_count_mean_sketch_ct(fxdp_rng *r, const fxdp_count_mean_sketch_cfg *cfg, const uint8_t *x, uint8_t *out);
 /* Lazy HCMS: out = (j, l, bit). */
 /* fleet: x (size_t)cfg->max_len + 1u max FXDP_COUNT_MEAN_SKETCH_MAX_X; out 3u max 3u */

@@ -17,7 +17,7 @@
  * Constant-time form: every item reads exactly `bits` bits, and its
  * probability is selected with a mask computed without a branch on x.
  */
-#include "fxdp_mech_unary_encoding.h"
+#include "fxdp_internal.h"
 
 static fxdp_status ue_check(const fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, const uint8_t *out)
 {
@@ -39,39 +39,35 @@ static uint64_t ue_eq_mask(uint32_t i, uint32_t x)
     return (uint64_t)nz - UINT64_C(1);                /* 0 - 1 = all ones iff equal */
 }
 
-/* The report bits of item x into out[0..d), bit i Bernoulli(a_p / 2^bits) at i = x, else
- * Bernoulli(a_q / 2^bits) (preconditions as ue_check, r ready); also the Count Mean Sketch's row
- * (fxdp_mech_count_mean_sketch.c).  Entropy failure: out[0..d) zeroed. */
-fxdp_status fxdp_i_unary_encoding_run(fxdp_rng *r, uint64_t a_p, uint64_t a_q, unsigned bits, uint32_t d, uint32_t x,
-                                      uint8_t *out, int ct)
+static fxdp_status ue_run(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, uint32_t x, uint8_t *out, int ct)
 {
     uint32_t i;
     uint8_t b = 0;
     fxdp_status st = FXDP_OK;
 
-    if (!ct && bits <= 32u) {                       /* items 0..x-1, x, x+1..d-1: three runs, the same bits */
-        st = fxdp_i_bernoulli_dyadic_run(r, a_q, bits, out, 0u, x);
+    if (!ct && cfg->bits <= 32u) {                  /* items 0..x-1, x, x+1..d-1: three runs, the same bits */
+        st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_q, cfg->bits, out, 0u, x);
         if (st == FXDP_OK) {
-            st = fxdp_i_bernoulli_dyadic_run(r, a_p, bits, out, x, x + 1u);
+            st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_p, cfg->bits, out, x, x + 1u);
         }
         if (st == FXDP_OK) {
-            st = fxdp_i_bernoulli_dyadic_run(r, a_q, bits, out, x + 1u, d);
+            st = fxdp_i_bernoulli_dyadic_run(r, cfg->a_q, cfg->bits, out, x + 1u, cfg->d);
         }
         if (st != FXDP_OK) {
-            fxdp_i_wipe(out, (size_t)d);               /* nothing of this report is released */
+            fxdp_i_wipe(out, (size_t)cfg->d);          /* nothing of this report is released */
         }
         return st;
     }
-    for (i = 0; i < d; i++) {
+    for (i = 0; i < cfg->d; i++) {
         uint64_t m = ue_eq_mask(i, x);
-        uint64_t a = (a_p & m) | (a_q & ~m);
+        uint64_t a = (cfg->a_p & m) | (cfg->a_q & ~m);
         if (ct) {
-            st = fxdp_i_bernoulli_dyadic_ct(r, a, bits, &b);
+            st = fxdp_i_bernoulli_dyadic_ct(r, a, cfg->bits, &b);
         } else {
-            st = fxdp_i_bernoulli_dyadic(r, a, bits, &b);     /* bits > 32: one by one */
+            st = fxdp_i_bernoulli_dyadic(r, a, cfg->bits, &b);     /* bits > 32: one by one */
         }
         if (st != FXDP_OK) {
-            fxdp_i_wipe(out, (size_t)d);               /* nothing of this report is released */
+            fxdp_i_wipe(out, (size_t)cfg->d);          /* nothing of this report is released */
             return st;
         }
         out[i] = (uint8_t)(b & 1u);
@@ -86,7 +82,7 @@ fxdp_status fxdp_unary_encoding(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg,
     if (st != FXDP_OK) {
         return st;
     }
-    return fxdp_i_unary_encoding_run(r, cfg->a_p, cfg->a_q, cfg->bits, cfg->d, *x, out, 0);
+    return ue_run(r, cfg, *x, out, 0);
 }
 
 fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_unary_encoding_cfg *cfg, const uint32_t *x, uint8_t *out)
@@ -96,5 +92,5 @@ fxdp_status fxdp_unary_encoding_ct(fxdp_rng *r, const fxdp_unary_encoding_cfg *c
     if (st != FXDP_OK) {
         return st;
     }
-    return fxdp_i_unary_encoding_run(r, cfg->a_p, cfg->a_q, cfg->bits, cfg->d, *x, out, 1);
+    return ue_run(r, cfg, *x, out, 1);
 }

@@ -330,12 +330,13 @@ def test_c_refuses_bad_lengths_and_configs(hadamard):
         assert st == lib.FXDP_ERR_PARAM and (out == 7).all(), length
     x = np.array([1, 65, 0, 0, 0, 0, 0], np.uint8)
     for field, bad in (("hashes", 0), ("max_len", 0), ("max_len", 256), ("log2_width", 0),
-                       ("log2_width", 17 if hadamard else 11), ("bits", 1), ("bits", 33), ("a_q", 0),
-                       ("a_q", 1 << 3)):
+                       ("log2_width", 17 if hadamard else 11), ("log2_width", 3), ("ue.bits", 1), ("ue.bits", 33),
+                       ("ue.a_q", 0), ("ue.a_q", 1 << 31), ("ue.a_p", 5), ("ue.d", 32)):
         cfg = native.ffi.new("fxdp_count_mean_sketch_cfg *", cc.cfg[0])
-        setattr(cfg, field, bad)
-        if field == "a_q":
-            cfg.bits = 4
+        if field.startswith("ue."):
+            setattr(cfg.ue, field[3:], bad)
+        else:
+            setattr(cfg, field, bad)
         out = np.full(cc.out_count, 7, dtype=cc.out_dtype)
         st = fn(native.new_rng_seeded(1, 1), cfg, ffi.from_buffer("uint8_t[]", x),
                 ffi.from_buffer(cc.out_ctype + "[]", out))

@@ -3,15 +3,15 @@ cffi configuration builders (keys in fxdp/mechanisms/base.py) of csrc/fxdp_mech_
 
 The entry points take the encoded string (``fxdp.strhash.encode``: length, bytes, padding) and
 write the report as ``m.simulate`` returns it: CMS uint8[m + 2] (j & 0xFF, j >> 8, the m bits,
-drawn in place), HCMS uint32[3] (j, l, bit).  The config holds the public hash key's 8 words, k,
-max_length, a_q, log2 m and bits."""
+drawn in place), HCMS uint32[3] (j, l, bit).  The config holds unary encoding's config of the
+flips (a_p = 2^bits - a_q, a_q, d = m, bits), the public hash key's 8 words, k, max_length and log2 m."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import strhash
 from ...samplers import reference as ref
-from .._device import SRC_RNG, _ct_text, _init, u8, u32
+from .._device import SRC_RNG, _ct_text, _init, u8, u32, u64
 from ..base import CConfig
 
 SRC_COUNT_MEAN_SKETCH = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_strhash.c", "fxdp_mech_unary_encoding.c",
@@ -23,6 +23,11 @@ MAX_LOG2_WIDTH_HCMS = 16       # HCMS: l < 2^16 (FXDP_HADAMARD_COUNT_MEAN_SKETCH
 def _entry(m):
     base = "fxdp_hadamard_count_mean_sketch" if m.hadamard else "fxdp_count_mean_sketch"
     return base + ("_ct" if m.constant_time else "")
+
+
+def _ue_fields(m):
+    """Unary encoding's config of the flips (fxdp_unary_encoding_cfg): a_p = 2^bits - a_q, d = m."""
+    return [("a_p", u64((1 << m.bits) - m.a_q)), ("a_q", u64(m.a_q)), ("d", u32(m.width)), ("bits", u8(m.bits))]
 
 
 def check_device(m):
@@ -40,8 +45,8 @@ def device_spec(m):
     spec = {
         "c_function": _entry(m),
         "cfg_type": "fxdp_count_mean_sketch_cfg",
-        "cfg_init": _init([("key", key), ("hashes", u32(m.hashes)), ("max_len", u32(m.max_length)),
-                           ("a_q", u32(m.a_q)), ("log2_width", u8(m.log2_width)), ("bits", u8(m.bits))]),
+        "cfg_init": _init([("ue", _init(_ue_fields(m))), ("key", key), ("hashes", u32(m.hashes)),
+                           ("max_len", u32(m.max_length)), ("log2_width", u8(m.log2_width))]),
         "tables": [],
         "input": {"ctype": "uint8_t", "count": m.max_length + 1,
                   "meaning": "the encoded string: [len] || bytes || zero padding, 1 <= len <= max_length"},
@@ -59,8 +64,9 @@ def c_config(m):
     from ... import native
     check_device(m)
     cfg = native.ffi.new("fxdp_count_mean_sketch_cfg *", {
+        "ue": {"a_p": (1 << m.bits) - m.a_q, "a_q": m.a_q, "d": m.width, "bits": m.bits},
         "key": list(strhash.key_words(m.hash_key)), "hashes": m.hashes, "max_len": m.max_length,
-        "a_q": m.a_q, "log2_width": m.log2_width, "bits": m.bits})
+        "log2_width": m.log2_width})
     out = m._device_output()
     return CConfig(cfg, [], _entry(m), m.constant_time, "uint8_t", np.uint8, out_ctype=out["ctype"],
                    out_dtype=np.dtype(m.report_dtype), out_count=out["count"])
