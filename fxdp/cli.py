@@ -3,7 +3,7 @@
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME] [--plot]
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
-    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--json]
+    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--candidates FILE] [--top K] [--json]
     fxdp audit CONFIG [--d-in N|all] [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--dpi N] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
@@ -98,7 +98,7 @@ def cmd_simulate(args):
     population = None
     if args.values:
         from .reportfiles import load_values, population_from_values
-        values = load_values(args.values, args.column)
+        values = load_values(args.values, args.column, strings=m.string_input)
         if args.devices is not None and args.devices != len(values):
             raise ValueError(f"--devices {args.devices} but {args.values} holds {len(values)} values "
                              "(leave --devices out: every value is one device)")
@@ -118,7 +118,7 @@ def cmd_simulate(args):
             warm(client, m)                      # kernels compiled once per host, loaded by the other workers
             if population is None:               # each partition generates its own devices
                 stat, truth, seconds = simulate_synthetic(m, devices, seed, client, args.partitions)
-            elif str(args.values).lower().endswith(ROW_RANGE_FORMATS):   # each reads its own rows
+            elif str(args.values).lower().endswith(ROW_RANGE_FORMATS) and not m.string_input:   # each reads its own rows
                 truth = population.truth
                 stat, _, seconds = simulate_values_file(m, args.values, args.column, seed, client, args.partitions,
                                                         clamp=args.clamp, devices=devices, truth=truth)
@@ -167,6 +167,11 @@ def cmd_estimate(args):
     from .reportfiles import estimate_files
     cfg = load_config(args.config)
     m = cfg.mechanism
+    if args.candidates:
+        from .reportfiles import load_string_values
+        m.candidates = list(dict.fromkeys(load_string_values(args.candidates)))
+    if args.top is not None and args.top < 1:
+        raise ValueError(f"--top must be an integer >= 1, got {args.top}")
     client = _dask_client(args)
     if client is not None:
         from .dask_engine import estimate_dask
@@ -178,6 +183,8 @@ def cmd_estimate(args):
         out = estimate_files(m, args.reports, args.format, progress=False if args.json else None,
                              allow_duplicates=args.allow_duplicates)
         out["engine"] = "local"
+    if args.top is not None:               # the K largest estimates, largest first
+        out["estimates"] = sorted(out["estimates"], key=lambda r: -r["estimate"])[:args.top]
     if args.json:
         _print_json(out)
         return 0
@@ -458,8 +465,9 @@ def build_parser():
                    help="key of the simulated streams: device i draws from stream (S, i) "
                         "(default: [simulation] seed, else 0)")
     s.add_argument("--values", metavar="FILE",
-                   help="simulate the fleet on these true values (.npy, or .csv / .parquet columns): one device "
-                        "each (default: the mechanism's synthetic population)")
+                   help="simulate the fleet on these true values (.npy, or .csv / .parquet columns; strings: "
+                        ".txt lines, or one .csv / .parquet column): one device each (default: the mechanism's "
+                        "synthetic population)")
     s.add_argument("--column", action="append", metavar="NAME",
                    help="column of --values (repeat for several: an n x c input) (default: every column)")
     s.add_argument("--clamp", action="store_true",
@@ -481,6 +489,11 @@ def build_parser():
     es.add_argument("--allow-duplicates", dest="allow_duplicates", action="store_true",
                     help="accept a file given twice (same path or content) or a repeated report batch "
                          "(default: refused, as its reports would count twice)")
+    es.add_argument("--candidates", metavar="FILE",
+                    help="candidate strings, one per line (UTF-8 .txt; .csv / .parquet: one column): the values a "
+                         "string sketch (count_mean_sketch) estimates (required for it; default: none)")
+    es.add_argument("--top", type=int, metavar="K",
+                    help="print only the K largest estimates, largest first (default: every row, in order)")
     es.add_argument("--json", action="store_true", help=_JSON_HELP)
     _engine_args(es)
     es.set_defaults(func=cmd_estimate)

@@ -300,11 +300,14 @@ def _cell(text):
     return v
 
 
-def load_values(path, columns=None):
+def load_values(path, columns=None, strings=False):
     """True values from a file: .npy (the array as saved), .csv or .parquet (the named columns,
     default every column; one column gives shape (n,), several (n, c)).  CSV cells are integers
     or true/false; a file's columns are all true/false (a bool array) or all integers.  ValueError
-    naming the file, line and column on anything else."""
+    naming the file, line and column on anything else.  strings=True (a mechanism over byte
+    strings, ``m.string_input``): ``load_string_values``."""
+    if strings:
+        return load_string_values(path, columns)
     path = check_file(path, "values file")
     ext = path.suffix.lower()
     if ext == ".npy":
@@ -327,6 +330,74 @@ def load_values(path, columns=None):
     if arr.dtype.kind not in "iub":
         raise ValueError(f"{path}: values must be integers or booleans (device form), got {arr.dtype}")
     return arr
+
+
+def load_string_values(path, columns=None):
+    """Byte strings, one device each, from a file: .txt (one value per line, UTF-8; the line break is
+    not part of the value), .csv (one column of text, named by columns or the only column) or
+    .parquet (one string or binary column).  Text is UTF-8 encoded as the device holds it, so
+    Numba and C see the same bytes.  ValueError naming the file and line (or row) for a line that
+    is not UTF-8 or is empty, and for a missing or second column."""
+    path = check_file(path, "values file")
+    ext = path.suffix.lower()
+    cols = list(columns or [])
+    if len(cols) > 1:
+        raise ValueError(f"{path}: strings come from one column, got --column {', '.join(cols)}")
+    if ext == ".txt":
+        if cols:
+            raise ValueError("--column applies to CSV and Parquet files, not .txt")
+        out = []
+        with open(path, "rb") as f:
+            for line, raw in enumerate(f, start=1):
+                b = raw[:-1] if raw.endswith(b"\n") else raw
+                b = b[:-1] if b.endswith(b"\r") else b
+                try:
+                    b.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{path}: line {line}: not UTF-8 text ({exc.reason} at byte {exc.start}); a "
+                                     ".txt values file holds one UTF-8 value per line") from None
+                out.append(b)
+    elif ext == ".csv":
+        try:
+            with open(path, newline="", encoding="utf-8-sig") as f:
+                reader = csv.reader(f)
+                head = [h.strip() for h in next(reader, [])]
+                if not head:
+                    raise ValueError(f"{path}: empty file (want a header row naming the column)")
+                name = cols[0] if cols else (head[0] if len(head) == 1 else None)
+                if name is None:
+                    raise ValueError(f"{path}: {len(head)} columns ({', '.join(head)}): name the strings' with --column")
+                if name not in head:
+                    raise ValueError(f"{path}: no column {name!r}; the columns are {', '.join(head)}")
+                i = head.index(name)
+                out = []
+                for line, row in enumerate(reader, start=2):
+                    if i >= len(row):
+                        raise ValueError(f"{path}: line {line}: {len(row)} cells, the header has {len(head)}")
+                    out.append(row[i].encode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise _not_text(path, exc, " (a .csv values file is text: a header row, then one device per line)") from None
+    elif ext in (".parquet", ".pq"):
+        _pyarrow()
+        import pyarrow.parquet as pq
+        table = pq.read_table(path, columns=cols or None)
+        if table.num_columns != 1:
+            raise ValueError(f"{path}: {table.num_columns} columns ({', '.join(table.column_names)}): name the "
+                             "strings' with --column")
+        out = [v if isinstance(v, bytes) else (v.encode("utf-8") if isinstance(v, str) else v)
+               for v in table.column(0).to_pylist()]
+        bad = next((i for i, v in enumerate(out) if not isinstance(v, bytes)), None)
+        if bad is not None:
+            raise ValueError(f"{path}: row {bad}: {type(out[bad]).__name__}, not a string (a null or a number)")
+    else:
+        raise ValueError(f"{path}: string values must be a .txt, .csv or .parquet file")
+    if not out:
+        raise ValueError(f"{path}: no values")
+    empty = next((i for i, v in enumerate(out) if not v), None)
+    if empty is not None:
+        where = f"line {empty + 1}" if ext == ".txt" else (f"line {empty + 2}" if ext == ".csv" else f"row {empty}")
+        raise ValueError(f"{path}: {where}: an empty value (a device's string is 1 or more bytes)")
+    return out
 
 
 def _table_values(path, table):

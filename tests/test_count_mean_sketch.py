@@ -414,3 +414,84 @@ def test_every_audit_names_its_d_in(hadamard):
     zero, one = m.exact_audit(0), m.exact_audit(1)
     assert zero.d_in == 0 and zero.epsilon_realized == 0.0 and m.privacy_map(0) == 0.0
     assert one.d_in == 1 and one.epsilon_realized == m.epsilon == m.local_epsilon
+
+
+# --- the registered kind: the command line on string values and report files
+
+def _cli(argv, capsys):
+    from fxdp.cli import main
+    code = main(argv)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_cli_simulates_strings_from_a_text_file_and_estimates_the_report_file(tmp_path, capsys):
+    """fxdp simulate --values FILE.txt writes the reports; fxdp estimate --candidates gives the
+    estimator on the decoded reports exactly, --top keeps the largest; without candidates, a file
+    that is not UTF-8, an empty line or a report file of another configuration is refused."""
+    import json
+
+    from fxdp.config import load_config
+    cfg = tmp_path / "cms.toml"
+    cfg.write_text('[mechanism]\nkind = "count_mean_sketch"\nwidth = 64\nhashes = 8\nepsilon = 4\nmax_length = 16\n')
+    words = ["E_TIMEOUT"] * 900 + ["E_NOMEM"] * 500 + ["Grüße"] * 300 + [f"r{i}" for i in range(300)]
+    (tmp_path / "v.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    (tmp_path / "c.txt").write_text("E_TIMEOUT\nE_NOMEM\nGrüße\nnobody\n", encoding="utf-8")
+    code, out, err = _cli(["simulate", str(cfg), "--values", str(tmp_path / "v.txt"), "--seed", "4",
+                           "--write-reports", str(tmp_path / "r.bin"), "--json"], capsys)
+    assert code == 0, err
+    sim = json.loads(out)
+    assert sim["devices"] == 2000 and sim["estimates"][0]["name"] == "E_TIMEOUT"
+    assert sim["estimates"][0]["true"] == 0.45
+    conf = load_config(cfg)
+    m = conf.mechanism
+    reports = m.decode_reports(tmp_path / "r.bin")
+    assert np.array_equal(reports, m.simulate(words, seed=conf.seed(4)))
+    code, out, err = _cli(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
+                           "--json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)["estimates"]
+    est = m.estimate(reports, ["E_TIMEOUT", "E_NOMEM", "Grüße", "nobody"])
+    assert [r["name"] for r in rows] == ["E_TIMEOUT", "E_NOMEM", "Grüße", "nobody"]
+    assert np.allclose([r["estimate"] for r in rows], est.estimate, rtol=0, atol=1e-12)
+    code, out, err = _cli(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
+                           "--top", "2", "--json"], capsys)
+    assert [r["name"] for r in json.loads(out)["estimates"]] == ["E_TIMEOUT", "E_NOMEM"]
+    code, out, err = _cli(["estimate", str(cfg), str(tmp_path / "r.bin")], capsys)
+    assert code == 2 and "--candidates FILE" in err
+    (tmp_path / "bad.txt").write_bytes(b"ok\n\xff\xfe\n")
+    code, out, err = _cli(["simulate", str(cfg), "--values", str(tmp_path / "bad.txt")], capsys)
+    assert code == 2 and "line 2: not UTF-8" in err
+    (tmp_path / "empty.txt").write_text("a\n\nb\n")
+    code, out, err = _cli(["simulate", str(cfg), "--values", str(tmp_path / "empty.txt")], capsys)
+    assert code == 2 and "line 2: an empty value" in err
+    (tmp_path / "long.txt").write_text("a\n" + "x" * 17 + "\n")
+    code, out, err = _cli(["simulate", str(cfg), "--values", str(tmp_path / "long.txt")], capsys)
+    assert code == 2 and "17 bytes long; max_length is 16" in err
+    other = tmp_path / "other.toml"
+    other.write_text(cfg.read_text().replace("hashes = 8", "hashes = 9"))
+    code, out, err = _cli(["estimate", str(other), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt")],
+                          capsys)
+    assert code == 2 and "fingerprint" in err
+
+
+def test_string_values_from_csv_and_parquet(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from fxdp.reportfiles import load_string_values
+    (tmp_path / "v.csv").write_text("id,name\n1,alpha\n2,Grüße\n", encoding="utf-8")
+    assert load_string_values(tmp_path / "v.csv", ["name"]) == [b"alpha", "Grüße".encode()]
+    with pytest.raises(ValueError, match="2 columns"):
+        load_string_values(tmp_path / "v.csv")
+    with pytest.raises(ValueError, match="no column 'x'"):
+        load_string_values(tmp_path / "v.csv", ["x"])
+    pq.write_table(pa.table({"s": ["alpha", "beta"], "b": [b"\x00\xff", b"z"]}), tmp_path / "v.parquet")
+    assert load_string_values(tmp_path / "v.parquet", ["s"]) == [b"alpha", b"beta"]
+    assert load_string_values(tmp_path / "v.parquet", ["b"]) == [b"\x00\xff", b"z"]
+    pq.write_table(pa.table({"s": ["alpha", None]}), tmp_path / "n.parquet")
+    with pytest.raises(ValueError, match="row 1: NoneType, not a string"):
+        load_string_values(tmp_path / "n.parquet")
+    (tmp_path / "v.json").write_text("[]")
+    with pytest.raises(ValueError, match=r"must be a \.txt, \.csv or \.parquet"):
+        load_string_values(tmp_path / "v.json")

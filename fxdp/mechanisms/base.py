@@ -200,6 +200,7 @@ class Mechanism:
     output_measure = "MaxDivergence"
     constant_time = False
     two_dimensional_output = False   # outputs drawn as heat maps (draw_heatmaps), not as a 1-D pmf
+    string_input = False             # true values are byte strings (fxdp simulate --values reads text)
 
     # --- privacy -----------------------------------------------------------
     def privacy_map(self, d_in):   # pragma: no cover - abstract

@@ -137,6 +137,7 @@ class CountMeanSketch(Mechanism):
     """The Count Mean Sketch client over byte strings (see the module docstring)."""
     kind = "count_mean_sketch"
     input_metric = "DiscreteMetric"
+    string_input = True
 
     def __init__(self, width, hashes, epsilon, max_length=32, constant_time=False, bits=32, hash_key=None):
         width = _check_int("width", width, 2, 1 << MAX_LOG2_WIDTH, ", a power of two")
