@@ -405,7 +405,7 @@ class CountMeanSketch(Mechanism):
         h_j maps together the mechanism is the same for both (ratio 1).  The witness pair is the
         first two strings b"\\x00", b"\\x01", ... that some hash index separates."""
         if d_in == 0:
-            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)", d_in=0)
+            return AuditReport(repr(self), 0.0, 0.0, {}, "closed form (product channel)", d_in=0)
         for t in range(1, 256):
             s, other = b"\x00", bytes([t])
             for j in range(self.hashes):
@@ -413,10 +413,10 @@ class CountMeanSketch(Mechanism):
                 if u != w:
                     bits = [int(i == u) for i in range(self.width)]
                     ratio = self.report_pmf(j, bits, s) / self.report_pmf(j, bits, other)
-                    return AuditReport(self.kind, self._eps, log_up(ratio),
+                    return AuditReport(repr(self), self._eps, log_up(ratio),
                                        {"x": s.hex(), "x_prime": other.hex(), "j": j, "report": "one-hot of h_j(x)"},
                                        "closed form (product channel)", d_in=d_in)
-        return AuditReport(self.kind, self._eps, 0.0, {"note": "no hash index separates the witnesses"},
+        return AuditReport(repr(self), self._eps, 0.0, {"note": "no hash index separates the witnesses"},
                            "closed form (product channel)", d_in=d_in)
 
     def enumerated_epsilon(self, inputs):
@@ -600,7 +600,7 @@ class HadamardCountMeanSketch(CountMeanSketch):
         against q, for a row l where their Hadamard entries differ; such l exists for any j with
         h_j(s) != h_j(t) (distinct columns of H differ in half the rows).  Witness as for CMS."""
         if d_in == 0:
-            return AuditReport(self.kind, 0.0, 0.0, {}, "closed form (product channel)", d_in=0)
+            return AuditReport(repr(self), 0.0, 0.0, {}, "closed form (product channel)", d_in=0)
         for t in range(1, 256):
             s, other = b"\x00", bytes([t])
             for j in range(self.hashes):
@@ -610,10 +610,10 @@ class HadamardCountMeanSketch(CountMeanSketch):
                              if (bin(l & u).count("1") - bin(l & v).count("1")) & 1)
                     b = bin(l & u).count("1") & 1
                     ratio = self.report_pmf(j, l, b, s) / self.report_pmf(j, l, b, other)
-                    return AuditReport(self.kind, self._eps, log_up(ratio),
+                    return AuditReport(repr(self), self._eps, log_up(ratio),
                                        {"x": s.hex(), "x_prime": other.hex(), "j": j, "l": l, "b": b},
                                        "closed form (product channel)", d_in=d_in)
-        return AuditReport(self.kind, self._eps, 0.0, {"note": "no hash index separates the witnesses"},
+        return AuditReport(repr(self), self._eps, 0.0, {"note": "no hash index separates the witnesses"},
                            "closed form (product channel)", d_in=d_in)
 
     def enumerated_epsilon(self, inputs):
