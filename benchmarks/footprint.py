@@ -146,6 +146,10 @@ MECHANISMS = {
                                                                        constant_time=True)),
     "hadamard_count_mean_sketch": ("HCMS m=1024 k=65536 eps=4, strings <= 32 B, lazy",
                                    lambda: M.make_count_mean_sketch(1024, 65536, 4, hadamard=True)),
+    "prefix_extending_ct": ("PEM strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, constant time",
+                            lambda: M.make_prefix_extending(32, 4, start=1, step=1, constant_time=True)),
+    "prefix_extending": ("PEM strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, lazy",
+                         lambda: M.make_prefix_extending(32, 4, start=1, step=1)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

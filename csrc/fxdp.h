@@ -733,6 +733,29 @@ typedef struct fxdp_local_hashing_cfg {
 fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Constant time in x: seed (62 bits unless a retry), then exactly bits bits, an O(g) branch-free scan. */
 fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Prefix Extending Method (Wang, Li and Jha, TDSC 2019) over byte strings (fxdp_mech_prefix_extending.c,
+ * reference fxdp/mechanisms/strings/prefix_extending.py): x[0..max_len] = [len] || bytes || padding
+ * (1 <= len <= max_len, padding read as 0).  t = uniform_below(groups) (_ct: uniform_below_ct, FXDP_ERR_RANGE
+ * when its budget runs out), z = fxdp_strhash32 (index t) of the prefix x[0..l_t), l_t = min(start +
+ * (t + 1) step, max_len + 1), as a string of at most max_len + 1 bytes, >> 2; then fxdp_local_hashing[_ct]
+ * on cfg->lh (d = 2^30) of z into out + 1.  out[0..4) = t, a, b, y, written only on FXDP_OK.
+ * 1 <= max_len <= FXDP_PREFIX_EXTENDING_MAX_LENGTH, start, step in {1, 2}, start <= max_len + 1,
+ * groups = max(1, ceil((max_len + 1 - start) / step)), lh valid with d = 2^30. */
+#define FXDP_PREFIX_EXTENDING_MAX_LENGTH 254u      /* the prefixes are strings of max_len + 1 <= 255 bytes */
+#define FXDP_PREFIX_EXTENDING_MAX_X 255u           /* input bytes                                          */
+typedef struct fxdp_prefix_extending_cfg {
+    fxdp_local_hashing_cfg lh;    /* the release of the item: local hashing over d = 2^30 */
+    uint32_t key[8];              /* the public hash key (fxdp.strhash)                    */
+    uint32_t max_len;             /* L: x holds L + 1 bytes                                */
+    uint32_t groups;              /* G                                                     */
+    uint8_t start;                /* bytes of the first prefix before its step             */
+    uint8_t step;                 /* bytes more per group                                  */
+} fxdp_prefix_extending_cfg;
+/* Lazy (uniform_below, local hashing's lazy release). */
+/* fleet: x (size_t)cfg->max_len + 1u max FXDP_PREFIX_EXTENDING_MAX_X; out 4u max 4u */
+fxdp_status fxdp_prefix_extending(fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x, uint32_t *out);
+/* Constant time in the string and its length (local hashing's constant-time release). */
+fxdp_status fxdp_prefix_extending_ct(fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x, uint32_t *out);
 /* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
  * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
  * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).

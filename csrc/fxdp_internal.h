@@ -528,6 +528,9 @@ fxdp_status fxdp_i_bernoulli_dyadic_ct(fxdp_rng *r, uint64_t a, unsigned k, uint
 fxdp_status fxdp_i_bernoulli_dyadic_run(fxdp_rng *r, uint64_t a, unsigned k, uint8_t *out, uint32_t lo, uint32_t hi);
 
 fxdp_status fxdp_i_bernoulli_rational(fxdp_rng *r, uint64_t n, uint64_t d, uint8_t *out);
+/* fxdp_strhash32 with block[i] also read as 0 for i >= valid (valid <= 256; fxdp_strhash.c). */
+fxdp_status fxdp_i_strhash32(const uint32_t key[8], uint32_t j, const uint8_t *block, uint32_t len, uint32_t valid,
+                             uint32_t max_len, uint32_t *out);
 fxdp_status fxdp_i_bernoulli_exp(fxdp_rng *r, uint32_t n, uint32_t d, uint8_t *out);
 fxdp_status fxdp_i_discrete_laplace(fxdp_rng *r, uint32_t s, uint32_t t, int64_t *out);
 /* CKS's geometric step (fxdp_laplace.c): U = uniform_below(t) until bernoulli_exp(U, t), V = count of

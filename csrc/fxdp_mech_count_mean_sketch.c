@@ -57,7 +57,7 @@ static fxdp_status cms_uniform_ct(fxdp_rng *r, uint32_t n, uint32_t *v)
 FXDP_I_INLINE fxdp_status cms_cell(const fxdp_count_mean_sketch_cfg *cfg, uint32_t j, const uint8_t *x, uint32_t *cell)
 {
     uint32_t h = 0;
-    fxdp_status st = fxdp_strhash32(cfg->key, j, x + 1, x[0], cfg->max_len, &h);
+    fxdp_status st = fxdp_i_strhash32(cfg->key, j, x + 1, x[0], cfg->max_len, cfg->max_len, &h);
 
     if (st == FXDP_OK) {
         *cell = h >> (32u - cfg->log2_width);

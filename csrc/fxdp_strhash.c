@@ -16,6 +16,14 @@
 fxdp_status fxdp_strhash32(const uint32_t key[8], uint32_t j, const uint8_t *block, uint32_t len,
                            uint32_t max_len, uint32_t *out)
 {
+    return fxdp_i_strhash32(key, j, block, len, max_len, max_len, out);
+}
+
+/* As fxdp_strhash32, with block[i] read as 0 also for i >= valid (valid <= 256): the Prefix Extending
+ * Method hashes a prefix of an encoded string whose bytes past the string's own length are padding. */
+fxdp_status fxdp_i_strhash32(const uint32_t key[8], uint32_t j, const uint8_t *block, uint32_t len, uint32_t valid,
+                             uint32_t max_len, uint32_t *out)
+{
     uint32_t nonce[3], blk[16], acc, i, w, ctr, in;
 
     if (key == NULL || block == NULL || out == NULL || max_len < 1u || max_len > FXDP_STRHASH_MAX_LENGTH) {
@@ -37,7 +45,7 @@ fxdp_status fxdp_strhash32(const uint32_t key[8], uint32_t j, const uint8_t *blo
             ctr++;
             w = 0u;
         }
-        in = (i - len) >> 31;                               /* 1 iff i < len (both < 2^8) */
+        in = ((i - len) & (i - valid)) >> 31;               /* 1 iff i < len and i < valid (all <= 2^8) */
         acc += blk[w] * ((uint32_t)block[i] & (0u - in));
         w++;
     }

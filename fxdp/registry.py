@@ -107,6 +107,8 @@ for _kind, _module, _exportable, _summary in (
     ("hadamard_response", _MECH + "oracles.hadamard_response", True, "Hadamard response frequency oracle (log2 K bits)"),
     ("count_mean_sketch", _MECH + "strings.count_mean_sketch", True,
      "Count Mean Sketch (Apple; CMS, HCMS) over byte strings, keyed string hash"),
+    ("prefix_extending", _MECH + "strings.prefix_extending", True,
+     "Prefix Extending Method: finds the frequent byte strings without a candidate list"),
     ("longitudinal_grr", _MECH + "memoized.longitudinal", True,
      "longitudinal k-ary RR (L-GRR): memoized permanent GRR + instantaneous GRR"),
     ("longitudinal_ue", _MECH + "memoized.longitudinal", True,

@@ -133,3 +133,84 @@ def test_item_support_with_folds_and_multiply_shift_is_the_plain_count(g):
     item_support_plain(a, b, y, items, np.uint64(g), np.uint64(2**31 - 1), plain)
     assert np.array_equal(fast, plain)
     assert plain.sum() > 0
+
+
+# --- the registered kind: the C form, the wire, the command line
+
+@pytest.mark.parametrize("ct", [False, True])
+@pytest.mark.parametrize("start, step, max_length", [(2, 1, 10), (1, 2, 7), (2, 2, 1)])
+def test_c_fleet_and_single_release_are_the_numba_fleet(ct, start, step, max_length):
+    """The C entry points (host fleet through cffi): every device's report, status and bits used
+    equal the Numba fleet's, for every group layout; padding bytes past a string's length are read
+    as 0 (junk there gives the same report); one C release equals the reference release."""
+    from fxdp import native
+    from fxdp.mechanisms import _device as dv
+    from fxdp.mechanisms._fleet import simulate_detailed
+    m = make_prefix_extending(max_length, 3.0, start=start, step=step, constant_time=ct, bits=24)
+    vals = [f"d{i}".encode()[:max_length] for i in range(1500)] + [b"\xff" * max_length, b"x"]
+    ids = np.arange(len(vals), dtype=np.uint64) * 3 + 11
+    out_nb, st_nb, bits_nb, _ = simulate_detailed(m, vals, 21, device_ids=ids)
+    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 21, device_ids=ids)
+    assert (st_nb == 0).all() and (st_c == 0).all()
+    assert np.array_equal(out_nb, out_c) and np.array_equal(bits_nb, bits_c)
+    assert len(set(out_nb[:, 0].tolist())) == m.groups
+    rows = strhash.encoded_rows(vals, m.check_input, max_length)
+    junk = rows.copy()
+    for i in range(junk.shape[0]):
+        junk[i, 1 + junk[i, 0]:] = 0x5A
+    assert np.array_equal(dv.c_fleet(m, junk, 21, device_ids=ids)[0], out_nb)
+    for i in (0, 9, len(vals) - 1):
+        r = native.new_rng_seeded(21, int(ids[i]))
+        assert dv.c_release(m, r, vals[i]) == m.release(ChaCha20Source(21, device_id=int(ids[i])), vals[i])
+
+
+def test_c_refuses_bad_lengths_and_configs():
+    from fxdp import native
+    m = make_prefix_extending(6, 2.0)
+    cc = m.c_config()
+    ffi, lib = native.ffi, native.lib
+    for length, field, bad in ((0, None, None), (7, None, None), (1, "groups", 4), (1, "start", 0), (1, "start", 3),
+                               (1, "step", 3), (1, "max_len", 0), (1, "max_len", 255), (1, "lh.d", 1 << 20)):
+        cfg = ffi.new("fxdp_prefix_extending_cfg *", cc.cfg[0])
+        if field == "lh.d":
+            cfg.lh.d = bad
+        elif field:
+            setattr(cfg, field, bad)
+        x = np.zeros(7, np.uint8)
+        x[0], x[1] = length, 65
+        out = np.full(4, 9, np.uint32)
+        st = lib.fxdp_prefix_extending(native.new_rng_seeded(1, 1), cfg, ffi.from_buffer("uint8_t[]", x),
+                                       ffi.from_buffer("uint32_t[]", out))
+        assert st == lib.FXDP_ERR_PARAM and (out == 9).all(), (length, field, bad)
+
+
+def test_reports_round_trip_and_the_cli_discovers_without_candidates(tmp_path, capsys):
+    """simulate --values (a text file) writes the reports, decode gives them back; fxdp estimate
+    without --candidates prints the strings discovery finds, with --candidates their estimates."""
+    import json
+
+    from fxdp.cli import main
+    from fxdp.config import load_config
+    cfg = tmp_path / "pem.toml"
+    cfg.write_text('[mechanism]\nkind = "prefix_extending"\nmax_length = 6\nepsilon = 6\nstart = 1\nstep = 1\n')
+    words = ["alpha"] * 12000 + ["beta"] * 8000 + ["gamma"] * 5000 + [f"z{i}" for i in range(2000)]
+    (tmp_path / "v.txt").write_text("\n".join(words) + "\n")
+    assert main(["simulate", str(cfg), "--values", str(tmp_path / "v.txt"), "--seed", "2",
+                 "--write-reports", str(tmp_path / "r.bin")]) == 0
+    capsys.readouterr()
+    conf = load_config(cfg)
+    m = conf.mechanism
+    reports = m.decode_reports(tmp_path / "r.bin")
+    assert reports.dtype == np.int64 and np.array_equal(reports, m.simulate(words, seed=conf.seed(2)))
+    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--top", "3", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["estimates"]
+    assert [r["name"] for r in rows] == ["alpha", "beta", "gamma"]
+    (tmp_path / "c.txt").write_text("beta\nnobody\n")
+    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["estimates"]
+    assert [r["name"] for r in rows] == ["beta", "nobody"]
+    assert abs(rows[0]["estimate"] - 8000 / 27000) < 4 * rows[0]["stderr"]
+    assert abs(rows[1]["estimate"]) < 4 * rows[1]["stderr"]
+    with pytest.raises(ValueError, match="at level 0"):
+        make_prefix_extending(6, 2.0, start=2, step=2).discover(reports)

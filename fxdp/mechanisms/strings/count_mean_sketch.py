@@ -2,9 +2,8 @@
 probabilities, and its Hadamard variant (HCMS, ``HadamardCountMeanSketch``), the registered kind
 ``count_mean_sketch`` (issue 34): the reference release, its privacy map and exact audit, the Numba
 fleet (``_kernels_count_mean_sketch.py``), the C device form (csrc/fxdp_mech_count_mean_sketch.c),
-the wire codec and the server's estimator.  (Over 700 lines, one module: CMS and HCMS share every
-method but the draw, the sketch and the report's layout, so the pair reads best side by side; the C
-form's builders are in _device_count_mean_sketch.py.)
+the wire codec and the server's estimator (the C form's builders: _device_count_mean_sketch.py;
+the string input and synthetic population it shares with the Prefix Extending Method: _strings.py).
 
 Reports, as ``simulate`` returns them and the device writes them: CMS, uint8[n, m + 2] rows
 (j & 0xFF, j >> 8, then the m bits); HCMS, uint32[n, 3] rows (j, l, bit).  ``release`` returns
@@ -64,8 +63,7 @@ from ...reports import AuditReport, Estimate
 from ...samplers import reference as ref
 from .._device import _p
 from ..base import Mechanism
-
-SYNTHETIC_WORDS = 64           # the synthetic population: Zipf over b"word-00" .. b"word-63"
+from ._strings import StringInput
 
 MAX_LOG2_WIDTH = 16            # simulation: a report is m bits
 MAX_HASHES = 1 << 16
@@ -133,11 +131,9 @@ class SketchStatistic:
         return self.m.estimate_rows(self.sketch(), truth)
 
 
-class CountMeanSketch(Mechanism):
+class CountMeanSketch(StringInput, Mechanism):
     """The Count Mean Sketch client over byte strings (see the module docstring)."""
     kind = "count_mean_sketch"
-    input_metric = "DiscreteMetric"
-    string_input = True
 
     def __init__(self, width, hashes, epsilon, max_length=32, constant_time=False, bits=32, hash_key=None):
         width = _check_int("width", width, 2, 1 << MAX_LOG2_WIDTH, ", a power of two")
@@ -178,8 +174,6 @@ class CountMeanSketch(Mechanism):
         return _ratio(a_q, bits)
 
     # --- description
-    input_domain = "AtomDomain(bytes)"
-
     @property
     def output_domain(self):
         return f"TupleDomain(AtomDomain(u32) < {self.hashes}, VectorDomain(AtomDomain(bool), size={self.width}))"
@@ -204,9 +198,6 @@ class CountMeanSketch(Mechanism):
                 "hash_key": self.hash_key.hex()}
 
     # --- input and release
-    def check_input(self, x):
-        return strhash.check_value(x, self.max_length)
-
     def cell(self, j, s):
         """h_j(s): the sketch column of string s (checked bytes) under hash index j."""
         return strhash.hash_to_width(self.hash_key, j, s, self.max_length, self.log2_width)
@@ -230,14 +221,6 @@ class CountMeanSketch(Mechanism):
         return j, [int(draw(src, a_p if i == u else self.a_q, self.bits)) for i in range(self.width)]
 
     # --- the fleet (Numba, all cores): bit for bit the reference release of every device
-    def fleet_inputs(self, values):
-        """The strings as encoded rows uint8[n, max_length + 1] (fxdp.strhash.encoded_rows), each
-        checked; an integer matrix of that shape is taken as encoded rows already (the device form:
-        length, bytes, and padding that is ignored; fxdp.strhash.canonical_rows)."""
-        if isinstance(values, np.ndarray) and values.ndim == 2 and values.dtype.kind in "ui":
-            return strhash.canonical_rows(values, self.max_length)
-        return strhash.encoded_rows(values, self.check_input, self.max_length)
-
     def _coeffs(self):
         if getattr(self, "_coeff_table", None) is None:
             from ...samplers._nb_strhash import strhash_table
@@ -328,40 +311,6 @@ class CountMeanSketch(Mechanism):
         from ._device_count_mean_sketch import c_config
         return c_config(self)
 
-    def harness_inputs(self):
-        """Encoded strings whose every byte is in [1, max_length]: a valid length, then bytes (those
-        past the length are ignored, as on the device)."""
-        return {"kind": "int", "lo": 1, "span": self.max_length, "sim_dtype": "uint8", "sim_flat": False}
-
-    # --- the population of the demo, fxdp simulate and the error plot
-    def synthetic_population(self, devices, seed):
-        """(encoded rows of devices strings, their shares): Zipf(1) over the SYNTHETIC_WORDS strings
-        b"word-00" .. (cut to max_length), drawn from numpy's PCG64 seeded with (seed, 0x5EED)."""
-        from ...validate import check_int
-        devices = check_int("devices", devices, 1)
-        words = self.synthetic_words()
-        w = 1.0 / np.arange(1, len(words) + 1)
-        idx = np.random.default_rng([int(seed), 0x5EED]).choice(len(words), size=devices, p=w / w.sum())
-        rows = strhash.encoded_rows(words, self.check_input, self.max_length)[idx]
-        return rows, self.true_statistic(rows)
-
-    def synthetic_words(self):
-        """The synthetic population's distinct strings (their first max_length bytes; distinct for
-        max_length >= 2)."""
-        words = list(dict.fromkeys(f"word-{i:02d}".encode()[-self.max_length:] for i in range(SYNTHETIC_WORDS)))
-        return words
-
-    def true_statistic(self, values):
-        """{string: share of the devices} of every distinct string, most frequent first (ties in
-        byte order)."""
-        rows = self.fleet_inputs(values)
-        if rows.shape[0] == 0:
-            raise ValueError("values must hold at least one string")
-        uniq, counts = np.unique(rows, axis=0, return_counts=True)
-        order = sorted(range(len(uniq)), key=lambda i: (-counts[i], strhash.row_bytes(uniq[i])))
-        n = rows.shape[0]
-        return {strhash.row_bytes(uniq[i]): Fraction(int(counts[i]), n) for i in order}
-
     def estimate_rows(self, reports, truth=None):
         """Rows {name, true, estimate, stderr} of the candidates in truth ({string: share}, as
         true_statistic gives), or of ``m.candidates`` (a list set by the caller) with no truth."""
@@ -377,15 +326,6 @@ class CountMeanSketch(Mechanism):
     def report_statistic(self):
         """The mergeable sketch (counts of every (j, cell) and reports per j: O(k m) memory)."""
         return SketchStatistic(self)
-
-    def output_distribution(self, x, x_prime):
-        raise ValueError(f"{self.kind}: a report has {self.hashes} x 2^{self.width if not self.hadamard else 1} "
-                         "outcomes; the exact distribution is not enumerated (fxdp.audit gives the worst case "
-                         "in closed form)")
-
-    def default_pair(self):
-        w = self.exact_audit().witness
-        return bytes.fromhex(w["x"]), bytes.fromhex(w["x_prime"])
 
     # --- the exact audit: the report's probability is a product
     def report_pmf(self, j, bits, x):

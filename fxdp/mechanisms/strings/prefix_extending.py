@@ -1,7 +1,9 @@
 """The Prefix Extending Method (PEM; Wang, Li and Jha, "Locally Differentially Private Heavy Hitter
-Identification", TDSC 2019): finds the frequent strings without a candidate list (issue 34, in
-progress: the reference release, its privacy map and audit, the server's discovery; not
-registered yet).
+Identification", TDSC 2019): finds the frequent strings without a candidate list; the registered
+kind ``prefix_extending`` (issue 34): the reference release, its privacy map and audit, the Numba
+fleet, the C device form (csrc/fxdp_mech_prefix_extending.c: the group's prefix hashed, then
+``fxdp_local_hashing[_ct]``), the wire codec and the server's discovery.  Reports, as ``simulate``
+returns them and the device writes them: rows (t, a, b, y).
 
 A string s of at most L = max_length bytes is the byte vector x = (len(s), s, zero padding) of
 L + 1 bytes (fxdp.strhash.encode), so strings of different lengths are different vectors and
@@ -40,10 +42,16 @@ from ... import strhash
 from ...conservative import log_up
 from ...reports import AuditReport
 from ...samplers import reference as ref
-from ..base import Mechanism
+from .._device import SRC_RNG, _init, u8, u32, u64
+from ..base import CConfig, Mechanism
 from ..oracles.local_hashing import LocalHashing
+from ._strings import StringInput
+
+SRC_PREFIX_EXTENDING = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_strhash.c", "fxdp_mech_local_hashing.c",
+                                  "fxdp_mech_prefix_extending.c"]
 
 ITEM_BITS = 30                          # compressed prefixes: items of [0, 2^30) < 2^31 - 1
+MAX_LEVEL_CANDIDATES = 1 << 22          # discovery's first level: every valid prefix is scored
 
 
 def _check_int(name, value, lo, hi):
@@ -54,11 +62,9 @@ def _check_int(name, value, lo, hi):
     return int(value)
 
 
-class PrefixExtending(Mechanism):
+class PrefixExtending(StringInput, Mechanism):
     """The Prefix Extending Method client over byte strings (see the module docstring)."""
     kind = "prefix_extending"
-    input_metric = "DiscreteMetric"
-    input_domain = "AtomDomain(bytes)"
 
     def __init__(self, max_length, epsilon, start=2, step=1, optimized=True, constant_time=False, bits=32,
                  hash_key=None):
@@ -104,9 +110,6 @@ class PrefixExtending(Mechanism):
                 "hash_key": self.hash_key.hex()}
 
     # --- input and release
-    def check_input(self, x):
-        return strhash.check_value(x, self.max_length)
-
     def item(self, t, prefix):
         """The item of [0, 2^30) that group t's device releases for its prefix (bytes of x)."""
         return strhash.hash32(self.hash_key, t, bytes(prefix), self.max_length + 1) >> (32 - ITEM_BITS)
@@ -134,10 +137,6 @@ class PrefixExtending(Mechanism):
         return (int(t), a, b, y)
 
     # --- the fleet (Numba, all cores): bit for bit the reference release of every device
-    def fleet_inputs(self, values):
-        """The strings as encoded rows uint8[n, max_length + 1] (fxdp.strhash.encoded_rows), each checked."""
-        return strhash.encoded_rows(values, self.check_input, self.max_length)
-
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_prefix_extending import fleet_prefix_extending
         o = self.oracle
@@ -159,11 +158,85 @@ class PrefixExtending(Mechanism):
         items of distinct prefixes (any two strings of different length differ in every group's
         prefix, and distinct items reach the oracle's worst ratio)."""
         rep = self.oracle.exact_audit(d_in)
-        return AuditReport(self.kind, self.privacy_map(d_in), rep.epsilon_realized,
+        return AuditReport(repr(self), self.privacy_map(d_in), rep.epsilon_realized,
                            {"oracle": "local_hashing over the compressed prefixes", **rep.witness},
                            rep.method, d_in=d_in)
 
+    # --- the device form (csrc/fxdp_mech_prefix_extending.c)
+    report_dtype = "int64"
+
+    def _device_check(self):
+        self.oracle._device_check()
+
+    def device_spec(self, dim=None):
+        """The C device form (keys: see fxdp.mechanisms.base): local hashing's config over 2^30
+        items, the hash key's 8 words, L, G, start and step; out = (t, a, b, y)."""
+        self._device_check()
+        o = self.oracle
+        lh = _init([("a_p", u64(o.a_p)), ("w", u64(o.w)), ("d", u32(o.d)), ("g", u32(o.g)), ("bits", u8(o.bits))])
+        key = "{ " + ", ".join(u32(w) for w in strhash.key_words(self.hash_key)) + " }"
+        ct = self.constant_time
+        return {
+            "c_function": "fxdp_prefix_extending" + ("_ct" if ct else ""),
+            "cfg_type": "fxdp_prefix_extending_cfg",
+            "cfg_init": _init([("lh", lh), ("key", key), ("max_len", u32(self.max_length)),
+                               ("groups", u32(self.groups)), ("start", u8(self.start)), ("step", u8(self.step))]),
+            "tables": [],
+            "input": {"ctype": "uint8_t", "count": self.max_length + 1,
+                      "meaning": "the encoded string: [len] || bytes || padding, 1 <= len <= max_length"},
+            "output": {"ctype": "uint32_t", "count": 4, "meaning": "the group t, then local hashing's (a, b, y)"},
+            "sources": list(SRC_PREFIX_EXTENDING),
+            "summary": (f"Prefix Extending Method, strings of 1..{self.max_length} bytes in {self.groups} groups of "
+                        f"prefixes, each compressed by the string hash to 2^{ITEM_BITS} items and released by local "
+                        f"hashing (g = {o.g}); epsilon <= {self.epsilon!r}; "
+                        + ("constant time in the string and its length" if ct else
+                           "lazy (not constant time: time and bits used depend on the draw)")),
+        }
+
+    def c_config(self, dim=None):
+        from ... import native
+        self._device_check()
+        o = self.oracle
+        cfg = native.ffi.new("fxdp_prefix_extending_cfg *", {
+            "lh": {"a_p": o.a_p, "w": o.w, "d": o.d, "g": o.g, "bits": o.bits},
+            "key": list(strhash.key_words(self.hash_key)), "max_len": self.max_length, "groups": self.groups,
+            "start": self.start, "step": self.step})
+        return CConfig(cfg, [], "fxdp_prefix_extending" + ("_ct" if self.constant_time else ""), self.constant_time,
+                       "uint8_t", np.uint8, out_ctype="uint32_t", out_dtype=np.uint32, out_count=4)
+
+    def release_output(self, out):
+        return tuple(int(v) for v in out)
+
+    def report_fields(self):
+        from .._wire import ReportField
+        o = self.oracle
+        return [ReportField("t", 1, 0, self.groups - 1), ReportField("a", 1, 1, o.prime - 1),
+                ReportField("b", 1, 0, o.prime - 1), ReportField("y", 1, 0, o.g - 1)]
+
     # --- the server
+    def estimate(self, reports, candidates=None):
+        """An Estimate: the shares of the devices holding each candidate string (the last group's
+        reports, local hashing's unbiased estimator), in the candidates' order; candidates None:
+        the strings ``discover`` finds (top 10), most frequent first."""
+        from ...reports import Estimate
+        if candidates is None:
+            rows = self.discover(reports, top=10)
+            cand = [r["value"] for r in rows]
+            est, se = np.array([r["estimate"] for r in rows]), np.array([r["stderr"] for r in rows])
+        else:
+            cand = [self.check_input(c) for c in candidates]
+            full = [strhash.encode(c, self.max_length)[: self.levels[-1]] for c in cand]
+            est, se, _ = self.estimate_prefixes(reports, self.groups - 1, full)
+        return Estimate("frequency", np.asarray(est, float), np.asarray(se, float),
+                        labels=[c.decode("utf-8", "backslashreplace") for c in cand])
+
+    def estimate_rows(self, reports, truth=None):
+        """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of
+        ``m.candidates`` (a list set by the caller), else of the strings ``discover`` finds."""
+        if isinstance(truth, dict):
+            return self.estimate(reports, list(truth)).as_rows([float(v) for v in truth.values()])
+        return self.estimate(reports, getattr(self, "candidates", None)).as_rows(None)
+
     def _reports(self, reports):
         r = np.asarray(reports, dtype=np.int64)
         if r.ndim != 2 or r.shape[1] != 4 or r.shape[0] == 0:
@@ -210,6 +283,11 @@ class PrefixExtending(Mechanism):
         (module docstring); keep: the candidates kept at each level (default 4 top)."""
         top = _check_int("top", top, 1, 1 << 20)
         keep = top * 4 if keep is None else _check_int("keep", keep, top, 1 << 20)
+        first = self.max_length * 256 ** max(0, self.levels[0] - 1) if self.levels[0] > 1 else self.max_length
+        if first > MAX_LEVEL_CANDIDATES:
+            raise ValueError(f"discovery would score {first:,} candidates at level 0 (every valid prefix of "
+                             f"start + step = {self.levels[0]} bytes; at most {MAX_LEVEL_CANDIDATES:,}): use start + "
+                             "step <= 3")
         cands = self._extend([b""], self.levels[0])
         for t, length in enumerate(self.levels):
             if t:
@@ -228,5 +306,17 @@ def make_prefix_extending(max_length, epsilon, start=2, step=1, optimized=True, 
     step (1 or 2) bytes more per group."""
     return PrefixExtending(max_length, epsilon, start, step, optimized, constant_time, bits, hash_key)
 
+
+README_ROWS = {
+    'prefix_extending': ('Wang, Li and Jha 2019 (PEM)',
+        '`max_length = 8`, `epsilon = 4`, `start = 1`, `step = 1`, `constant_time = true`'),
+}
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    'prefix_extending_ct': lambda: make_prefix_extending(6, 4, constant_time=True, bits=16),
+    'prefix_extending_lazy': lambda: make_prefix_extending(6, 2, start=1, step=2),
+}
+EXPORT_VARIANTS = {'prefix_extending_lazy'}
 
 __all__ = ["ITEM_BITS", "PrefixExtending", "make_prefix_extending"]

@@ -166,6 +166,26 @@ void eva_local_hashing_ct(void)
             EVA_OR_NULL(local_hashing_out));
 }
 
+static fxdp_prefix_extending_cfg prefix_extending_cfg;
+static uint8_t prefix_extending_x[FXDP_PREFIX_EXTENDING_MAX_X];
+static uint32_t prefix_extending_out[4u];
+
+void eva_prefix_extending(void)
+{
+    eva_unknown(&prefix_extending_cfg, sizeof prefix_extending_cfg);
+    eva_unknown(prefix_extending_x, sizeof prefix_extending_x);
+    (void)fxdp_prefix_extending(eva_rng_or_null(), EVA_OR_NULL(&prefix_extending_cfg), EVA_OR_NULL(prefix_extending_x),
+            EVA_OR_NULL(prefix_extending_out));
+}
+
+void eva_prefix_extending_ct(void)
+{
+    eva_unknown(&prefix_extending_cfg, sizeof prefix_extending_cfg);
+    eva_unknown(prefix_extending_x, sizeof prefix_extending_x);
+    (void)fxdp_prefix_extending_ct(eva_rng_or_null(), EVA_OR_NULL(&prefix_extending_cfg), EVA_OR_NULL(prefix_extending_x),
+            EVA_OR_NULL(prefix_extending_out));
+}
+
 static fxdp_duchi_cfg duchi_cfg;
 static uint32_t duchi_x[1u];
 static uint8_t duchi_out[1u];
