@@ -32,7 +32,7 @@ static fxdp_status pem_check(const fxdp_rng *r, const fxdp_prefix_extending_cfg 
     if (cfg->start > width) {
         return FXDP_ERR_PARAM;
     }
-    groups = (width - cfg->start + cfg->step - 1u) / cfg->step;
+    groups = (width - cfg->start + cfg->step - 1u) >> (cfg->step - 1u);     /* step is 1 or 2: no division */
     if (cfg->groups != (groups == 0u ? 1u : groups)) {
         return FXDP_ERR_PARAM;
     }
@@ -46,7 +46,7 @@ static fxdp_status pem_check(const fxdp_rng *r, const fxdp_prefix_extending_cfg 
 FXDP_I_INLINE fxdp_status pem_item(const fxdp_prefix_extending_cfg *cfg, uint32_t t, const uint8_t *x, uint32_t *z)
 {
     uint32_t width = cfg->max_len + 1u, h = 0;
-    uint32_t l = (uint32_t)cfg->start + (t + 1u) * (uint32_t)cfg->step;     /* <= 2 + 2 G < 2^10 */
+    uint32_t l = (uint32_t)cfg->start + ((t + 1u) << (cfg->step - 1u));    /* step 1 or 2: t + 1 or 2 (t + 1), no multiply */
     uint32_t over = 0u - ((width - l) >> 31);                                 /* all ones iff l > width */
     fxdp_status st;
 

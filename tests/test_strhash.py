@@ -162,3 +162,20 @@ def test_kernels_are_integer_only():
             (N.strhash32_rows, [S32, types.Array(types.uint8, 2, "C"), S32], False)]
     for fn, argtypes, nrt in sigs:
         assert float_uses(fn.py_func, argtypes, nrt=nrt) == [], fn.__name__
+
+
+def test_encode_strings_is_the_checked_loop():
+    """The numpy fill gives the rows of the checked loop for bytes, str, mixed, numpy bytes and a
+    generator, and the loop's error for the first bad value (empty, too long, not a string)."""
+    cases = [[b"a", b"\x00\x00", b"xyz\x00", b"\xff" * 8], ["a", "Grüße", "ab\x00"], [b"a", "b", np.bytes_(b"cd")],
+             []]
+    for vals in cases:
+        want = S.encoded_rows(vals, lambda v: S.check_value(v, 8), 8)
+        assert np.array_equal(S.encode_strings(vals, 8), want)
+        assert np.array_equal(S.encode_strings(iter(vals), 8), want)
+    for bad, match in (([b"ok", b""], "empty string"), (["ok", "x" * 9], "9 bytes long"), ([b"ok", 3], "bytes or str"),
+                       ((v for v in [b"ok", b""]), "empty string")):
+        with pytest.raises(ValueError, match=match):
+            S.encode_strings(bad, 8)
+    with pytest.raises(TypeError, match="a single string"):
+        S.encode_strings("abc", 8)

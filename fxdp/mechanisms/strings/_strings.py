@@ -28,7 +28,7 @@ class StringInput:
         length, bytes, and padding that is ignored; fxdp.strhash.canonical_rows)."""
         if isinstance(values, np.ndarray) and values.ndim == 2 and values.dtype.kind in "ui":
             return strhash.canonical_rows(values, self.max_length)
-        return strhash.encoded_rows(values, self.check_input, self.max_length)
+        return strhash.encode_strings(values, self.max_length)
 
     def harness_inputs(self):
         """Encoded strings whose every byte is in [1, max_length]: a valid length, then bytes (those
@@ -66,5 +66,8 @@ class StringInput:
                          "drawn (fxdp.audit gives the worst case in closed form)")
 
     def default_pair(self):
+        """The audit's witness strings where it names strings (hex), else b"\\x00", b"\\x01"."""
         w = self.exact_audit().witness
-        return bytes.fromhex(w["x"]), bytes.fromhex(w["x_prime"])
+        if isinstance(w.get("x"), str) and isinstance(w.get("x_prime"), str):
+            return bytes.fromhex(w["x"]), bytes.fromhex(w["x_prime"])
+        return b"\x00", b"\x01"
