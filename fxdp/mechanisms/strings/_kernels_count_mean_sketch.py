@@ -141,12 +141,14 @@ def sketch_rows(rows, counts, n_j):
         j = np.int64(r[0]) | (np.int64(r[1]) << 8)
         if j >= k:
             return i
-        for u in range(m):
-            if r[u + 2] > 1:
-                return i
         row = counts[j]
-        for u in range(m):
-            row[u] += np.int64(r[u + 2])
+        seen = np.uint8(0)
+        for u in range(m):                 # one pass: add, and OR the bits to find one above 1
+            b = r[u + 2]
+            row[u] += np.int64(b)
+            seen |= b
+        if seen > np.uint8(1):
+            return i                       # the caller raises: the partial sketch is discarded
         n_j[j] += 1
     return -1
 

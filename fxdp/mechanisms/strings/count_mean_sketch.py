@@ -406,7 +406,8 @@ class CountMeanSketch(StringInput, Mechanism):
         if arr.shape[0] == 0:
             raise ValueError("reports must hold at least one report")
         dt = np.dtype(self.report_dtype)
-        if arr.min() < 0 or arr.max() > np.iinfo(dt).max:
+        fits = arr.dtype.kind == "u" and arr.dtype.itemsize <= dt.itemsize     # no pass over the values
+        if not fits and (arr.min() < 0 or arr.max() > np.iinfo(dt).max):
             raise ValueError(f"reports hold a value outside the {dt} range")
         return np.ascontiguousarray(arr, dtype=dt)
 
