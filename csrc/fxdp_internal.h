@@ -513,6 +513,17 @@ static inline uint32_t fxdp_i_rom_u32(const uint32_t *p)
 }
 #endif
 
+/* popcount(v) & 1 by xor folding (no branch, no table): the Hadamard entries' sign. */
+static inline uint32_t fxdp_i_parity32(uint32_t v)
+{
+    v ^= v >> 16;
+    v ^= v >> 8;
+    v ^= v >> 4;
+    v ^= v >> 2;
+    v ^= v >> 1;
+    return v & 1u;
+}
+
 /* Unvalidated samplers (preconditions as the public versions). */
 fxdp_status fxdp_i_uniform_below_u32(fxdp_rng *r, uint32_t n, uint32_t *out);
 fxdp_status fxdp_i_uniform_below_u64(fxdp_rng *r, uint64_t n, uint64_t *out);

@@ -41,18 +41,6 @@ static fxdp_status cms_check(const fxdp_rng *r, const fxdp_count_mean_sketch_cfg
     return fxdp_i_ready(r);
 }
 
-/* *v = uniform_below_ct(n): FXDP_ERR_RANGE when its budget ran out. */
-static fxdp_status cms_uniform_ct(fxdp_rng *r, uint32_t n, uint32_t *v)
-{
-    uint32_t ok = 0;
-    fxdp_status st = fxdp_i_uniform_below_ct_u32(r, n, v, &ok);
-
-    if (st == FXDP_OK && ok == 0u) {                  /* a draw's budget ran out: public, nothing released */
-        st = FXDP_ERR_RANGE;
-    }
-    return st;
-}
-
 /* *cell = h_j(x) >> (32 - l), the sketch column of the encoded string x. */
 FXDP_I_INLINE fxdp_status cms_cell(const fxdp_count_mean_sketch_cfg *cfg, uint32_t j, const uint8_t *x, uint32_t *cell)
 {
@@ -100,7 +88,7 @@ fxdp_status fxdp_count_mean_sketch_ct(fxdp_rng *r, const fxdp_count_mean_sketch_
     fxdp_status st = cms_check(r, cfg, x, out, FXDP_COUNT_MEAN_SKETCH_MAX_LOG2_WIDTH);
 
     if (st == FXDP_OK) {
-        st = cms_uniform_ct(r, cfg->hashes, &j);
+        st = fxdp_uniform_below_ct_u32(r, cfg->hashes, &j);
     }
     if (st == FXDP_OK) {
         st = cms_cell(cfg, j, x, &cell);
@@ -111,17 +99,6 @@ fxdp_status fxdp_count_mean_sketch_ct(fxdp_rng *r, const fxdp_count_mean_sketch_
     return cms_finish(fxdp_unary_encoding_ct(r, &cfg->ue, &cell, out + 2), j, out);
 }
 
-/* The parity of v's bits, without a branch. */
-static uint32_t cms_parity(uint32_t v)
-{
-    v ^= v >> 16;
-    v ^= v >> 8;
-    v ^= v >> 4;
-    v ^= v >> 2;
-    v ^= v >> 1;
-    return v & 1u;
-}
-
 FXDP_I_INLINE fxdp_status hcms_release(fxdp_rng *r, const fxdp_count_mean_sketch_cfg *cfg, const uint8_t *x, uint32_t *out,
                                  int ct)
 {
@@ -130,10 +107,10 @@ FXDP_I_INLINE fxdp_status hcms_release(fxdp_rng *r, const fxdp_count_mean_sketch
     fxdp_status st = cms_check(r, cfg, x, out, FXDP_HADAMARD_COUNT_MEAN_SKETCH_MAX_LOG2_WIDTH);
 
     if (st == FXDP_OK) {
-        st = ct ? cms_uniform_ct(r, cfg->hashes, &j) : fxdp_i_uniform_below_u32(r, cfg->hashes, &j);
+        st = ct ? fxdp_uniform_below_ct_u32(r, cfg->hashes, &j) : fxdp_i_uniform_below_u32(r, cfg->hashes, &j);
     }
     if (st == FXDP_OK) {
-        st = ct ? cms_uniform_ct(r, cfg->ue.d, &l) : fxdp_i_uniform_below_u32(r, cfg->ue.d, &l);
+        st = ct ? fxdp_uniform_below_ct_u32(r, cfg->ue.d, &l) : fxdp_i_uniform_below_u32(r, cfg->ue.d, &l);
     }
     if (st == FXDP_OK) {
         st = cms_cell(cfg, j, x, &cell);
@@ -145,7 +122,7 @@ FXDP_I_INLINE fxdp_status hcms_release(fxdp_rng *r, const fxdp_count_mean_sketch
     if (st == FXDP_OK) {
         out[0] = j;
         out[1] = l;
-        out[2] = cms_parity(l & cell) ^ (uint32_t)(flip & 1u);
+        out[2] = fxdp_i_parity32(l & cell) ^ (uint32_t)(flip & 1u);
     }
     return st;
 }

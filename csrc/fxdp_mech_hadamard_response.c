@@ -31,17 +31,6 @@ static fxdp_status hr_check(const fxdp_rng *r, const fxdp_hadamard_response_cfg 
     return fxdp_i_ready(r);
 }
 
-/* popcount(v) & 1 by xor folding (no branch, no table). */
-static uint32_t hr_parity(uint32_t v)
-{
-    v ^= v >> 16;
-    v ^= v >> 8;
-    v ^= v >> 4;
-    v ^= v >> 2;
-    v ^= v >> 1;
-    return v & 1u;
-}
-
 static fxdp_status hr_run(fxdp_rng *r, const fxdp_hadamard_response_cfg *cfg, uint32_t x, uint32_t *out, int ct)
 {
     uint32_t y = 0, u = x + 1u, low, flip;
@@ -60,7 +49,7 @@ static fxdp_status hr_run(fxdp_rng *r, const fxdp_hadamard_response_cfg *cfg, ui
         return st;
     }
     low = u & (0u - u);                                     /* lowest set bit of x + 1 */
-    flip = hr_parity(u & y) ^ 1u ^ ((uint32_t)b & 1u);      /* [y in C_x] != b */
+    flip = fxdp_i_parity32(u & y) ^ 1u ^ ((uint32_t)b & 1u);      /* [y in C_x] != b */
     *out = y ^ (low & (0u - flip));
     return FXDP_OK;
 }

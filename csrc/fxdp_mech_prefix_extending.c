@@ -58,18 +58,6 @@ FXDP_I_INLINE fxdp_status pem_item(const fxdp_prefix_extending_cfg *cfg, uint32_
     return st;
 }
 
-/* *t = uniform_below_ct(n): FXDP_ERR_RANGE when its budget ran out. */
-static fxdp_status pem_uniform_ct(fxdp_rng *r, uint32_t n, uint32_t *t)
-{
-    uint32_t ok = 0;
-    fxdp_status st = fxdp_i_uniform_below_ct_u32(r, n, t, &ok);
-
-    if (st == FXDP_OK && ok == 0u) {                  /* a draw's budget ran out: public, nothing released */
-        st = FXDP_ERR_RANGE;
-    }
-    return st;
-}
-
 fxdp_status fxdp_prefix_extending(fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x, uint32_t *out)
 {
     uint32_t t = 0, z = 0;
@@ -96,7 +84,7 @@ fxdp_status fxdp_prefix_extending_ct(fxdp_rng *r, const fxdp_prefix_extending_cf
     fxdp_status st = pem_check(r, cfg, x, out);
 
     if (st == FXDP_OK) {
-        st = pem_uniform_ct(r, cfg->groups, &t);
+        st = fxdp_uniform_below_ct_u32(r, cfg->groups, &t);
     }
     if (st == FXDP_OK) {
         st = pem_item(cfg, t, x, &z);

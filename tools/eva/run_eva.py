@@ -52,7 +52,7 @@ SPLIT_RETURN = [
     "fxdp_i_bernoulli_dyadic", "fxdp_i_bernoulli_dyadic_ct", "fxdp_i_bernoulli_exp",
     "fxdp_i_bernoulli_rational", "rational_core", "fxdp_i_take_bits", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
     "rr_bool_check", "rr_check", "geo_check", "geo_ct_check",
-    "rappor_check", "rappor_run", "ue_check", "ue_run", "cms_check", "cms_cell", "cms_uniform_ct", "pem_check", "pem_item", "pem_uniform_ct", "fxdp_i_strhash32", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
+    "rappor_check", "rappor_run", "ue_check", "ue_run", "cms_check", "cms_cell", "pem_check", "pem_item", "fxdp_i_strhash32", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
     "fxdp_rappor_full_provision", "fxdp_longitudinal_provision", "fxdp_i_memo_device", "grr_step", "grr_report", "grr_report_checked",
     "grr_export", "ue_report", "ue_report_checked", "ue_export",
     "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
