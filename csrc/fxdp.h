@@ -536,6 +536,35 @@ fxdp_status fxdp_hadamard_count_mean_sketch(fxdp_rng *r, const fxdp_count_mean_s
 /* Constant time HCMS. */
 fxdp_status fxdp_hadamard_count_mean_sketch_ct(fxdp_rng *r, const fxdp_count_mean_sketch_cfg *cfg, const uint8_t *x, uint32_t *out);
 
+/* Sequence Fragment Puzzle (Apple 2017) over byte strings (fxdp_mech_sequence_fragment_puzzle.c, reference
+ * fxdp/mechanisms/strings/sequence_fragment_puzzle.py): x[0..L] = [len] || bytes || padding, L = word.max_len,
+ * 1 <= len <= L, padding read as 0.  p = uniform_below(positions) (_ct: uniform_below_ct), r = fxdp_strhash32
+ * (index 2^32 - 1, word.key) of the string >> 24, then the fragment sketch's release of the 3-byte string
+ * (r, x[2p] ^ r, x[2p + 1] ^ rot4(r)) (rot4: nibbles swapped; x[L + 1] = 0) and the word sketch's release of the string, each by the Count Mean
+ * Sketch's entry point (fxdp_count_mean_sketch[_ct]; the Hadamard forms: fxdp_hadamard_count_mean_sketch[_ct]).
+ * CMS: out[0..5 + m_f + m) = p, the fragment's j & 0xFF, j >> 8 and m_f bits, the word's (in place, all zero
+ * on an entropy failure).  HCMS: out[0..7) = p, (j, l, bit) of the fragment, of the word (only on FXDP_OK).
+ * fragment and word valid sketch configs (log2_width <= 10 for CMS, 16 for HCMS), fragment.max_len = 3,
+ * word.max_len <= FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_LENGTH, positions = (word.max_len + 2) / 2. */
+#define FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_LENGTH 254u  /* p < 128: one byte                        */
+#define FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X 255u       /* input bytes                              */
+#define FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_OUT 2053u    /* 1 + 2 (2 + 2^10) output bytes            */
+typedef struct fxdp_sequence_fragment_puzzle_cfg {
+    fxdp_count_mean_sketch_cfg fragment;   /* the fragments: strings of 3 bytes     */
+    fxdp_count_mean_sketch_cfg word;       /* the strings                           */
+    uint32_t positions;                    /* G = (word.max_len + 2) / 2            */
+} fxdp_sequence_fragment_puzzle_cfg;
+/* Lazy SFP over two Count Mean Sketches. */
+/* fleet: x (size_t)cfg->word.max_len + 1u max FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X; out (size_t)cfg->fragment.ue.d + cfg->word.ue.d + 5u max FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_OUT */
+fxdp_status fxdp_sequence_fragment_puzzle(fxdp_rng *r, const fxdp_sequence_fragment_puzzle_cfg *cfg, const uint8_t *x, uint8_t *out);
+/* Constant time in the string and its length. */
+fxdp_status fxdp_sequence_fragment_puzzle_ct(fxdp_rng *r, const fxdp_sequence_fragment_puzzle_cfg *cfg, const uint8_t *x, uint8_t *out);
+/* Lazy SFP over two Hadamard Count Mean Sketches: out = (p, j_f, l_f, b_f, j, l, b). */
+/* fleet: x (size_t)cfg->word.max_len + 1u max FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X; out 7u max 7u */
+fxdp_status fxdp_hadamard_sequence_fragment_puzzle(fxdp_rng *r, const fxdp_sequence_fragment_puzzle_cfg *cfg, const uint8_t *x, uint32_t *out);
+/* Constant time HCMS form. */
+fxdp_status fxdp_hadamard_sequence_fragment_puzzle_ct(fxdp_rng *r, const fxdp_sequence_fragment_puzzle_cfg *cfg, const uint8_t *x, uint32_t *out);
+
 /* Hadamard response frequency oracle (Acharya, Sun, Zhang, AISTATS 2019) over d items, K = 2^log2k
  * the smallest power of two > d: input x in [0, d), output one index y in [0, K), uniform in
  * C_x = {y : popcount((x+1) & y) even} w.p. p = a_p/2^bits, else uniform in its complement.

@@ -18,21 +18,25 @@
  * Unary encoding's entry point is called with its own config (cfg->ue) and its 4 arguments, so
  * the release path adds one small frame to unary encoding's (the 256-byte stack goal).
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_count_mean_sketch.h"
+
+int fxdp_i_count_mean_sketch_ok(const fxdp_count_mean_sketch_cfg *cfg, uint32_t max_log2_width)
+{
+    const fxdp_unary_encoding_cfg *ue = &cfg->ue;
+
+    return cfg->hashes >= 1u && cfg->hashes <= FXDP_COUNT_MEAN_SKETCH_MAX_HASHES && cfg->max_len >= 1u &&
+           cfg->max_len <= FXDP_STRHASH_MAX_LENGTH && cfg->log2_width >= 1u && cfg->log2_width <= max_log2_width &&
+           ue->d == (UINT32_C(1) << cfg->log2_width) && ue->bits >= 2u && ue->bits <= 32u && ue->a_q != 0u &&
+           ue->a_q < (UINT64_C(1) << (ue->bits - 1u)) && ue->a_p == (UINT64_C(1) << ue->bits) - ue->a_q;
+}
 
 static fxdp_status cms_check(const fxdp_rng *r, const fxdp_count_mean_sketch_cfg *cfg, const uint8_t *x,
                              const void *out, uint32_t max_log2_width)
 {
-    const fxdp_unary_encoding_cfg *ue;
-
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    ue = &cfg->ue;
-    if (cfg->hashes < 1u || cfg->hashes > FXDP_COUNT_MEAN_SKETCH_MAX_HASHES || cfg->max_len < 1u ||
-        cfg->max_len > FXDP_STRHASH_MAX_LENGTH || cfg->log2_width < 1u || cfg->log2_width > max_log2_width ||
-        ue->d != (UINT32_C(1) << cfg->log2_width) || ue->bits < 2u || ue->bits > 32u || ue->a_q == 0u ||
-        ue->a_q >= (UINT64_C(1) << (ue->bits - 1u)) || ue->a_p != (UINT64_C(1) << ue->bits) - ue->a_q) {
+    if (!fxdp_i_count_mean_sketch_ok(cfg, max_log2_width)) {
         return FXDP_ERR_PARAM;
     }
     if (x[0] < 1u || x[0] > cfg->max_len) { /* ct-allowed: validity */

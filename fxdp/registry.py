@@ -109,6 +109,8 @@ for _kind, _module, _exportable, _summary in (
      "Count Mean Sketch (Apple; CMS, HCMS) over byte strings, keyed string hash"),
     ("prefix_extending", _MECH + "strings.prefix_extending", True,
      "Prefix Extending Method: finds the frequent byte strings without a candidate list"),
+    ("sequence_fragment_puzzle", _MECH + "strings.sequence_fragment_puzzle", True,
+     "Sequence Fragment Puzzle (Apple): fragments and words through two Count Mean Sketches"),
     ("longitudinal_grr", _MECH + "memoized.longitudinal", True,
      "longitudinal k-ary RR (L-GRR): memoized permanent GRR + instantaneous GRR"),
     ("longitudinal_ue", _MECH + "memoized.longitudinal", True,

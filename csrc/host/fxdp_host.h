@@ -81,6 +81,12 @@ fxdp_status fxdp_fleet_count_mean_sketch(const uint32_t seed[9], const uint64_t 
 fxdp_status fxdp_fleet_hadamard_count_mean_sketch(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                                   uint32_t first_block, const fxdp_count_mean_sketch_cfg *cfg, int ct, const uint8_t *x,
                                                   uint32_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_sequence_fragment_puzzle(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
+                                                uint32_t first_block, const fxdp_sequence_fragment_puzzle_cfg *cfg, int ct, const uint8_t *x,
+                                                uint8_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_hadamard_sequence_fragment_puzzle(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
+                                                         uint32_t first_block, const fxdp_sequence_fragment_puzzle_cfg *cfg, int ct, const uint8_t *x,
+                                                         uint32_t *out, uint8_t *status, uint64_t *bits_used);
 fxdp_status fxdp_fleet_hadamard_response(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                          uint32_t first_block, const fxdp_hadamard_response_cfg *cfg, int ct, const uint32_t *x,
                                          uint32_t *out, uint8_t *status, uint64_t *bits_used);

@@ -21,6 +21,8 @@ FLEET(rappor, fxdp_rappor, fxdp_rappor_cfg, uint8_t, uint8_t, (size_t)cfg->k, (s
 FLEET(unary_encoding, fxdp_unary_encoding, fxdp_unary_encoding_cfg, uint32_t, uint8_t, 1u, (size_t)cfg->d, 1u, FXDP_UNARY_ENCODING_MAX_D)
 FLEET(count_mean_sketch, fxdp_count_mean_sketch, fxdp_count_mean_sketch_cfg, uint8_t, uint8_t, (size_t)cfg->max_len + 1u, ((size_t)1u << cfg->log2_width) + 2u, FXDP_COUNT_MEAN_SKETCH_MAX_X, FXDP_COUNT_MEAN_SKETCH_MAX_OUT)
 FLEET(hadamard_count_mean_sketch, fxdp_hadamard_count_mean_sketch, fxdp_count_mean_sketch_cfg, uint8_t, uint32_t, (size_t)cfg->max_len + 1u, 3u, FXDP_COUNT_MEAN_SKETCH_MAX_X, 3u)
+FLEET(sequence_fragment_puzzle, fxdp_sequence_fragment_puzzle, fxdp_sequence_fragment_puzzle_cfg, uint8_t, uint8_t, (size_t)cfg->word.max_len + 1u, (size_t)cfg->fragment.ue.d + cfg->word.ue.d + 5u, FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X, FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_OUT)
+FLEET(hadamard_sequence_fragment_puzzle, fxdp_hadamard_sequence_fragment_puzzle, fxdp_sequence_fragment_puzzle_cfg, uint8_t, uint32_t, (size_t)cfg->word.max_len + 1u, 7u, FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X, 7u)
 FLEET(hadamard_response, fxdp_hadamard_response, fxdp_hadamard_response_cfg, uint32_t, uint32_t, 1u, 1u, 1u, 1u)
 FLEET(subset_selection, fxdp_subset_selection, fxdp_subset_selection_cfg, uint32_t, uint16_t, 1u, (size_t)cfg->k, 1u, FXDP_SUBSET_SELECTION_MAX_D - 1u)
 FLEET(local_hashing, fxdp_local_hashing, fxdp_local_hashing_cfg, uint32_t, uint32_t, 1u, 3u, 1u, 3u)

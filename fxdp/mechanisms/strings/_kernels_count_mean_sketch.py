@@ -68,27 +68,35 @@ def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p,
                    coeffs, shift, k, a_p, a_q, bits, ct, x, out, status, bits_out)
 
 
+@_ijit
+def _hcms_one(state, coeffs, shift, k, m, a_q, bits, ct, xrow, outrow):
+    """status; one device's HCMS release (the bits of HadamardCountMeanSketch.release): outrow[0..3)
+    = (j, l, bit), written only on success."""
+    st, j = _uniform_draw(state, k, ct)
+    l = np.uint64(0)
+    if st == OK:
+        st, l = _uniform_draw(state, m, ct)
+    buf, c = _load(state)
+    if st == OK:
+        cell = strhash32(coeffs[np.int64(j)], xrow) >> shift
+        w = _parity32(np.uint32(l) & cell)
+        if ct:
+            st, f, buf, c = _rd_dyadic_ct(state, buf, c, a_q, bits)
+        else:
+            st, f, buf, c = _rd_dyadic(state, buf, c, a_q, bits)
+        if st == OK:
+            outrow[0], outrow[1], outrow[2] = np.uint32(j), np.uint32(l), np.uint32(w ^ (1 if f else 0))
+    _store(state, buf, c)
+    return st
+
+
 @_jit
 def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shift, k, m, a_q, bits, ct, x, out, status,
                 bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
-        st, j = _uniform_draw(state, k, ct)
-        l = np.uint64(0)
-        if st == OK:
-            st, l = _uniform_draw(state, m, ct)
-        buf, c = _load(state)
-        if st == OK:
-            cell = strhash32(coeffs[np.int64(j)], x[i]) >> shift
-            w = _parity32(np.uint32(l) & cell)
-            if ct:
-                st, f, buf, c = _rd_dyadic_ct(state, buf, c, a_q, bits)
-            else:
-                st, f, buf, c = _rd_dyadic(state, buf, c, a_q, bits)
-            if st == OK:
-                out[i, 0], out[i, 1], out[i, 2] = np.uint32(j), np.uint32(l), np.uint32(w ^ (1 if f else 0))
-        _store(state, buf, c)
+        st = _hcms_one(state, coeffs, shift, k, m, a_q, bits, ct, x[i], out[i])
         status[i] = np.uint8(st)
         if st != OK:
             out[i, 0], out[i, 1], out[i, 2] = np.uint32(0), np.uint32(0), np.uint32(0)

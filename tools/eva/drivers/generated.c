@@ -106,6 +106,46 @@ void eva_hadamard_count_mean_sketch_ct(void)
             EVA_OR_NULL(hadamard_count_mean_sketch_out));
 }
 
+static fxdp_sequence_fragment_puzzle_cfg sequence_fragment_puzzle_cfg;
+static uint8_t sequence_fragment_puzzle_x[FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X];
+static uint8_t sequence_fragment_puzzle_out[FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_OUT];
+
+void eva_sequence_fragment_puzzle(void)
+{
+    eva_unknown(&sequence_fragment_puzzle_cfg, sizeof sequence_fragment_puzzle_cfg);
+    eva_unknown(sequence_fragment_puzzle_x, sizeof sequence_fragment_puzzle_x);
+    (void)fxdp_sequence_fragment_puzzle(eva_rng_or_null(), EVA_OR_NULL(&sequence_fragment_puzzle_cfg), EVA_OR_NULL(sequence_fragment_puzzle_x),
+            EVA_OR_NULL(sequence_fragment_puzzle_out));
+}
+
+void eva_sequence_fragment_puzzle_ct(void)
+{
+    eva_unknown(&sequence_fragment_puzzle_cfg, sizeof sequence_fragment_puzzle_cfg);
+    eva_unknown(sequence_fragment_puzzle_x, sizeof sequence_fragment_puzzle_x);
+    (void)fxdp_sequence_fragment_puzzle_ct(eva_rng_or_null(), EVA_OR_NULL(&sequence_fragment_puzzle_cfg), EVA_OR_NULL(sequence_fragment_puzzle_x),
+            EVA_OR_NULL(sequence_fragment_puzzle_out));
+}
+
+static fxdp_sequence_fragment_puzzle_cfg hadamard_sequence_fragment_puzzle_cfg;
+static uint8_t hadamard_sequence_fragment_puzzle_x[FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_X];
+static uint32_t hadamard_sequence_fragment_puzzle_out[7u];
+
+void eva_hadamard_sequence_fragment_puzzle(void)
+{
+    eva_unknown(&hadamard_sequence_fragment_puzzle_cfg, sizeof hadamard_sequence_fragment_puzzle_cfg);
+    eva_unknown(hadamard_sequence_fragment_puzzle_x, sizeof hadamard_sequence_fragment_puzzle_x);
+    (void)fxdp_hadamard_sequence_fragment_puzzle(eva_rng_or_null(), EVA_OR_NULL(&hadamard_sequence_fragment_puzzle_cfg), EVA_OR_NULL(hadamard_sequence_fragment_puzzle_x),
+            EVA_OR_NULL(hadamard_sequence_fragment_puzzle_out));
+}
+
+void eva_hadamard_sequence_fragment_puzzle_ct(void)
+{
+    eva_unknown(&hadamard_sequence_fragment_puzzle_cfg, sizeof hadamard_sequence_fragment_puzzle_cfg);
+    eva_unknown(hadamard_sequence_fragment_puzzle_x, sizeof hadamard_sequence_fragment_puzzle_x);
+    (void)fxdp_hadamard_sequence_fragment_puzzle_ct(eva_rng_or_null(), EVA_OR_NULL(&hadamard_sequence_fragment_puzzle_cfg), EVA_OR_NULL(hadamard_sequence_fragment_puzzle_x),
+            EVA_OR_NULL(hadamard_sequence_fragment_puzzle_out));
+}
+
 static fxdp_hadamard_response_cfg hadamard_response_cfg;
 static uint32_t hadamard_response_x[1u];
 static uint32_t hadamard_response_out[1u];
