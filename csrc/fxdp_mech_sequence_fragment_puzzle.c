@@ -13,9 +13,9 @@
  *   CMS:  out[0..5 + m_f + m) = p, the fragment's j bytes and m_f bits, the word's j bytes and m
  *         bits; drawn in place, all zero after an entropy failure.
  *   HCMS: out[0..7) = p, the fragment's (j, l, bit), the word's; written only on FXDP_OK.
- * The hashes read every byte of the block, the fragment's bytes are masked without a branch on the
- * length, and p is public (it is reported), so the _ct forms' time and bits do not depend on the
- * string or its length.
+ * The hashes read every byte of the block and the fragment's two bytes are selected by a masked scan
+ * of the block, without a branch or an index on the string, its length or p, so the _ct forms' time
+ * and bits do not depend on the string or its length.
  */
 #include "fxdp_mech_count_mean_sketch.h"
 
@@ -40,23 +40,28 @@ static fxdp_status sfp_check(const fxdp_rng *r, const fxdp_sequence_fragment_puz
 }
 
 /* frag = the encoded fragment string [3] || r || x[2p] ^ r || x[2p + 1] ^ rot4(r), bytes past the string
- * read as 0 (rot4: the nibbles swapped; the masks break the linear hash's grouped collisions). */
+ * read as 0 (rot4: the nibbles swapped; the masks break the linear hash's grouped collisions).  p is a
+ * random draw (secret to the taint check until it is released), so the two bytes are selected by a
+ * masked scan of the whole block, not an indexed load. */
 FXDP_I_INLINE fxdp_status sfp_fragment(const fxdp_sequence_fragment_puzzle_cfg *cfg, uint32_t p, const uint8_t *x,
                                        uint8_t frag[4])
 {
-    uint32_t h = 0, a = p << 1, len = x[0], b1 = 0;
+    uint32_t h = 0, a = p << 1, len = x[0], b0 = 0, b1 = 0, i, d0, d1;
     uint32_t keep0 = ((len - a) >> 31) - 1u;           /* all ones iff a <= len (both < 2^8)     */
     uint32_t keep1 = ((len - a - 1u) >> 31) - 1u;      /* all ones iff a + 1 <= len              */
-    fxdp_status st = fxdp_i_strhash32(cfg->word.key, SFP_WORD_HASH_INDEX, x + 1, len, cfg->word.max_len,
-                                      cfg->word.max_len, &h);
+    fxdp_status st;
 
-    if (a + 1u <= cfg->word.max_len) {                 /* p is public: x[L + 1] is past the block */
-        b1 = x[a + 1u];
+    for (i = 0; i <= cfg->word.max_len; i++) {         /* x[a] and x[a + 1] (0 past the block)   */
+        d0 = i ^ a;
+        d1 = i ^ (a + 1u);
+        b0 |= x[i] & (((d0 | (0u - d0)) >> 31) - 1u);  /* all ones iff i == a                   */
+        b1 |= x[i] & (((d1 | (0u - d1)) >> 31) - 1u);
     }
+    st = fxdp_i_strhash32(cfg->word.key, SFP_WORD_HASH_INDEX, x + 1, len, cfg->word.max_len, cfg->word.max_len, &h);
     h >>= 24;                                          /* r */
     frag[0] = 3u;
     frag[1] = (uint8_t)h;
-    frag[2] = (uint8_t)((x[a] & keep0) ^ h);
+    frag[2] = (uint8_t)((b0 & keep0) ^ h);
     frag[3] = (uint8_t)((b1 & keep1) ^ (((h << 4) | (h >> 4)) & 0xFFu));
     return st;
 }
@@ -65,7 +70,7 @@ FXDP_I_INLINE fxdp_status sfp_fragment(const fxdp_sequence_fragment_puzzle_cfg *
 static fxdp_status sfp_finish(fxdp_status st, uint32_t p, const fxdp_sequence_fragment_puzzle_cfg *cfg, uint8_t *out)
 {
     if (st != FXDP_OK) {
-        fxdp_i_wipe(out, (size_t)5u + cfg->fragment.ue.d + cfg->word.ue.d);
+        fxdp_i_wipe(out, (size_t)(5u + cfg->fragment.ue.d + cfg->word.ue.d));     /* <= 2053 */
     } else {
         out[0] = (uint8_t)p;
     }

@@ -559,7 +559,7 @@ EXPORT_CASES = {
     'sequence_fragment_puzzle_lazy': lambda: make_sequence_fragment_puzzle(4, 6, 16, 4),
     'hadamard_sequence_fragment_puzzle_ct': lambda: make_sequence_fragment_puzzle(4, 8, 64, 300, hadamard=True,
                                                                                   constant_time=True, bits=16),
-    'hadamard_sequence_fragment_puzzle_lazy': lambda: make_sequence_fragment_puzzle(4, 7, 64, 16, hadamard=True),
+    'hadamard_sequence_fragment_puzzle_lazy': lambda: make_sequence_fragment_puzzle(4, 7, 64, 12, hadamard=True),
 }
 EXPORT_VARIANTS = {'sequence_fragment_puzzle_lazy', 'hadamard_sequence_fragment_puzzle_lazy'}
 
