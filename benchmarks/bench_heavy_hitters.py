@@ -1,5 +1,5 @@
-"""Heavy hitters over strings against pure-LDP 1.2.0, in one run (issue 34, item 4; so far the
-Count Mean Sketch and its Hadamard variant, the kinds built).
+"""Heavy hitters over strings against pure-LDP 1.2.0, in one run (issue 34, item 4; the Count Mean
+Sketch and its Hadamard variant, and with --sfp the Sequence Fragment Puzzle).
 
 One Zipf(1.1) population of --words distinct strings ("w<i>-<hex>", 8-16 bytes), --n devices,
 for each eps: fxdp's fleet (`m.simulate`, Numba, all threads) and pure-ldp's client called once
@@ -12,6 +12,14 @@ sides use width m and k hash functions; pure-ldp's hashes are its own, fxdp's fx
 
     python3 benchmarks/bench_heavy_hitters.py                       # n = 10^6, eps 2, 4, 8
     python3 benchmarks/bench_heavy_hitters.py --n 100000 --eps 4
+    python3 benchmarks/bench_heavy_hitters.py --sfp --n 100000 --peer-n 20000 --words 1000 --eps 8 16
+
+--sfp: discovery without candidates.  Both sides find the top 10 strings with the Sequence
+Fragment Puzzle over the population's alphabet (pure-ldp: its SFPClient/SFPServer over its Count
+Mean Sketch, fragments of 2 characters, padding "*"; fxdp: `make_sequence_fragment_puzzle` with
+`discover(alphabet=...)`), each sketch of width m and k hashes, epsilon split in halves on both
+sides.  Printed: top-10 recall and precision of the strings found (against the true top 10),
+client reports/s and server seconds.
 """
 from __future__ import annotations
 
@@ -69,6 +77,58 @@ def pure_ldp_run(values, eps, k, m, hadamard, cands):
     return est, tc, time.perf_counter() - t0
 
 
+def pure_ldp_sfp(values, eps, k, m, alphabet, max_len, top):
+    import copy
+
+    from pure_ldp.frequency_oracles.apple_cms import CMSClient, CMSServer
+    from pure_ldp.heavy_hitters.apple_sfp.sfp_client import SFPClient
+    from pure_ldp.heavy_hitters.apple_sfp.sfp_server import SFPServer
+
+    from oracle_table import xxhash_accepts_str
+    numpy1_zeros_none()
+    xxhash_accepts_str()
+    srv_fo = CMSServer(eps, k, m)
+    cl_fo = CMSClient(eps, srv_fo.get_hash_funcs(), m)
+    srv = SFPServer(eps, 2, max_len, alphabet=set(alphabet), fo_server=copy.deepcopy(srv_fo))
+    cl = SFPClient(eps, 2, max_len, alphabet=set(alphabet), fo_client=cl_fo)
+    t0 = time.perf_counter()
+    reports = [cl.privatise(v) for v in values]
+    tc = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for r in reports:
+        srv.aggregate(r)
+    found, _ = srv.find_heavy_hitters(k=top)
+    return [f.rstrip("*") for f in found], tc, time.perf_counter() - t0
+
+
+def sfp(args, vocab, idx, values, counts, order, peer_n):
+    from fxdp.mechanisms.strings.sequence_fragment_puzzle import make_sequence_fragment_puzzle
+    alphabet = "".join(sorted(set("".join(vocab))))
+    max_len = max(len(v) for v in vocab)
+    true_top = {vocab[i] for i in order[:10]}
+    print(f"Sequence Fragment Puzzle: strings of up to {max_len} characters over {len(alphabet)} characters "
+          f"({alphabet!r}); top 10")
+    print("| eps | side | top-10 recall | precision | strings found | client reports/s | server s |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for eps in args.eps:
+        m = make_sequence_fragment_puzzle(eps, max_length=max_len, width=args.width, hashes=args.hashes)
+        m.simulate(values[:1000], seed=0)
+        t0 = time.perf_counter()
+        rep = m.simulate(values, seed=1)
+        tc = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        found = [r["value"].decode() for r in m.discover(rep, top=10, alphabet=alphabet)]
+        ts = time.perf_counter() - t0
+        rows = [("fxdp", found, args.n / tc, ts, true_top)]
+        pf, ptc, pts = pure_ldp_sfp(values[:peer_n], eps, args.hashes, args.width, alphabet, max_len, 10)
+        ptop = {vocab[i] for i in np.argsort(-np.bincount(idx[:peer_n], minlength=args.words), kind="stable")[:10]}
+        rows.append(("pure-ldp", pf[:10], peer_n / ptc, pts, ptop))
+        for side, f, rate, ts_, want in rows:
+            hit = len(set(f) & want)
+            print(f"| {eps:g} | {side} | {hit / 10:.2f} | {hit / max(1, len(f)):.2f} | {len(f)} | {rate:.3g} | "
+                  f"{ts_:.2f} |", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10 ** 6)
@@ -78,6 +138,7 @@ def main(argv=None):
     ap.add_argument("--hashes", type=int, default=64)
     ap.add_argument("--candidates", type=int, default=1000)
     ap.add_argument("--peer-n", type=int, default=None, help="devices the peer runs (default --n)")
+    ap.add_argument("--sfp", action="store_true", help="the Sequence Fragment Puzzle's discovery instead")
     args = ap.parse_args(argv)
     import numba
 
@@ -94,6 +155,8 @@ def main(argv=None):
           f"os.cpu_count {os.cpu_count()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"n = {args.n} devices (peer: {peer_n}), {args.words} distinct words, Zipf(1.1); m = {args.width}, "
           f"k = {args.hashes}; the {args.candidates} most frequent words are the candidates")
+    if args.sfp:
+        return sfp(args, vocab, idx, values, counts, order, peer_n)
     print("| sketch | eps | side | MSE | top-10 recall | top-50 recall | client reports/s | server s | bits/report |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for hadamard in (False, True):

@@ -785,6 +785,20 @@ typedef struct fxdp_prefix_extending_cfg {
 fxdp_status fxdp_prefix_extending(fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x, uint32_t *out);
 /* Constant time in the string and its length (local hashing's constant-time release). */
 fxdp_status fxdp_prefix_extending_ct(fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x, uint32_t *out);
+/* TreeHist (Bassily, Nissim, Stemmer and Thakurta, NeurIPS 2017) over byte strings (fxdp_mech_treehist.c,
+ * reference fxdp/mechanisms/strings/treehist.py): x[0..L] = [len] || bytes || padding, L = prefix.max_len =
+ * word.max_len, 1 <= len <= L.  fxdp_prefix_extending[_ct] on cfg->prefix into out[0..4), then
+ * fxdp_hadamard_count_mean_sketch[_ct] of the string on cfg->word into out[4..7): out = (t, a, b, y, j, l, bit),
+ * written only on FXDP_OK; both configs are checked before anything is drawn. */
+typedef struct fxdp_treehist_cfg {
+    fxdp_prefix_extending_cfg prefix;      /* the prefix report: a level's hashed prefix by local hashing */
+    fxdp_count_mean_sketch_cfg word;       /* the word report: a Hadamard Count Mean Sketch          */
+} fxdp_treehist_cfg;
+/* Lazy TreeHist. */
+/* fleet: x (size_t)cfg->prefix.max_len + 1u max FXDP_PREFIX_EXTENDING_MAX_X; out 7u max 7u */
+fxdp_status fxdp_treehist(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const uint8_t *x, uint32_t *out);
+/* Constant time in the string and its length. */
+fxdp_status fxdp_treehist_ct(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const uint8_t *x, uint32_t *out);
 /* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
  * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
  * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).

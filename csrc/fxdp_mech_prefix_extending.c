@@ -12,28 +12,33 @@
  * blocks that depend on t and L only; l_t is computed without a branch; so the _ct form's time and
  * bits do not depend on the string or its length.
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_prefix_extending.h"
 
 #define PEM_ITEM_SHIFT 2u                          /* items of [0, 2^30): the hash's top 30 bits */
+
+int fxdp_i_prefix_extending_ok(const fxdp_prefix_extending_cfg *cfg)
+{
+    uint32_t width, groups;
+
+    if (cfg->max_len < 1u || cfg->max_len > FXDP_PREFIX_EXTENDING_MAX_LENGTH || cfg->step < 1u || cfg->step > 2u ||
+        cfg->start < 1u || cfg->start > 2u || cfg->lh.d != (UINT32_C(1) << 30)) {
+        return 0;
+    }
+    width = cfg->max_len + 1u;
+    if (cfg->start > width) {
+        return 0;
+    }
+    groups = (width - cfg->start + cfg->step - 1u) >> (cfg->step - 1u);     /* step is 1 or 2: no division */
+    return cfg->groups == (groups == 0u ? 1u : groups);
+}
 
 static fxdp_status pem_check(const fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x,
                              const uint32_t *out)
 {
-    uint32_t width, groups;
-
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
     }
-    if (cfg->max_len < 1u || cfg->max_len > FXDP_PREFIX_EXTENDING_MAX_LENGTH || cfg->step < 1u || cfg->step > 2u ||
-        cfg->start < 1u || cfg->start > 2u || cfg->lh.d != (UINT32_C(1) << 30)) {
-        return FXDP_ERR_PARAM;
-    }
-    width = cfg->max_len + 1u;
-    if (cfg->start > width) {
-        return FXDP_ERR_PARAM;
-    }
-    groups = (width - cfg->start + cfg->step - 1u) >> (cfg->step - 1u);     /* step is 1 or 2: no division */
-    if (cfg->groups != (groups == 0u ? 1u : groups)) {
+    if (!fxdp_i_prefix_extending_ok(cfg)) {
         return FXDP_ERR_PARAM;
     }
     if (x[0] < 1u || x[0] > cfg->max_len) { /* ct-allowed: validity */

@@ -111,6 +111,8 @@ for _kind, _module, _exportable, _summary in (
      "Prefix Extending Method: finds the frequent byte strings without a candidate list"),
     ("sequence_fragment_puzzle", _MECH + "strings.sequence_fragment_puzzle", True,
      "Sequence Fragment Puzzle (Apple): fragments and words through two Count Mean Sketches"),
+    ("treehist", _MECH + "strings.treehist", True,
+     "TreeHist: a prefix tree pruned by a threshold, then the strings' shares from a word sketch"),
     ("longitudinal_grr", _MECH + "memoized.longitudinal", True,
      "longitudinal k-ary RR (L-GRR): memoized permanent GRR + instantaneous GRR"),
     ("longitudinal_ue", _MECH + "memoized.longitudinal", True,

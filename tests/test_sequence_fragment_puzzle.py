@@ -260,3 +260,24 @@ def test_reports_round_trip_and_the_cli_discovers(tmp_path, capsys):
     assert [r["name"] for r in rows] == ["beta", "nobody"]
     assert abs(rows[0]["estimate"] - 20000 / 65000) < 4 * rows[0]["stderr"]
     assert abs(rows[1]["estimate"]) < 4 * rows[1]["stderr"]
+
+
+@pytest.mark.parametrize("hadamard", [False, True])
+def test_the_streamed_sketches_give_what_the_reports_give(hadamard):
+    """report_statistic over two chunks, merged (as fxdp estimate and Dask stream report files):
+    its sketches are the reports' sketches, and discovery and estimates on them are the same."""
+    m = make_sequence_fragment_puzzle(10, max_length=6, width=64, hashes=8, hadamard=hadamard)
+    words = ["alpha"] * 3000 + ["beta"] * 2000 + [f"z{i}" for i in range(1000)]
+    reports = m.simulate(words, seed=3)
+    a, b = m.report_statistic(), m.report_statistic()
+    a.add(reports[:2500])
+    b.add(reports[2500:])
+    sk = a.merge(b).sketches()
+    full = m.sketches(reports)
+    assert a.n == len(words)
+    for x, y in zip(sk.fragments + [sk.word], full.fragments + [full.word]):
+        assert np.array_equal(x.counts, y.counts) and np.array_equal(x.n_j, y.n_j)
+    assert m.discover(sk, top=2, alphabet="abehlpt") == m.discover(reports, top=2, alphabet="abehlpt")
+    assert [r["value"] for r in m.discover(sk, top=2, alphabet="abehlpt")] == [b"alpha", b"beta"]
+    e1, e2 = m.estimate(sk, ["beta", "gamma"]), m.estimate(reports, ["beta", "gamma"])
+    assert np.array_equal(e1.estimate, e2.estimate) and np.array_equal(e1.stderr, e2.stderr)

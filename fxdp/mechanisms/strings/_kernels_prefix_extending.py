@@ -58,6 +58,23 @@ def item_support_plain(a, b, y, items, g, prime, out):
 
 
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
+_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
+
+
+@_ijit
+def _pem_one(state, groups, levels, coeffs, a_p, w, bits, g, prime, ct, xrow, tmp):
+    """(status, t, a, b, y): one device's release (the bits of PrefixExtending.release); tmp is
+    uint8[L + 2] scratch for the group's prefix as an encoded string."""
+    st, t = _uniform_draw(state, groups, ct)
+    a = b = y = np.uint64(0)
+    if st == OK:
+        n = levels[np.int64(t)]                  # the group's prefix, hashed as a string
+        tmp[0] = np.uint8(n)
+        for k in range(1, tmp.shape[0]):
+            tmp[k] = xrow[k - 1] if k <= n else np.uint8(0)
+        z = np.int64(strhash32(coeffs[np.int64(t)], tmp) >> np.uint32(32 - ITEM_BITS))
+        st, a, b, y = _lh_one(state, a_p, w, bits, g, prime, ct, z)
+    return st, t, a, b, y
 
 
 @_jit
@@ -66,15 +83,7 @@ def _chunk_pem(state, lanes, key, device_ids, lo, hi, first_block, groups, level
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
         seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
-        st, t = _uniform_draw(state, groups, ct)
-        a = b = y = np.uint64(0)
-        if st == OK:
-            n = levels[np.int64(t)]                  # the group's prefix, hashed as a string
-            tmp[0] = np.uint8(n)
-            for k in range(1, tmp.shape[0]):
-                tmp[k] = x[i, k - 1] if k <= n else np.uint8(0)
-            z = np.int64(strhash32(coeffs[np.int64(t)], tmp) >> np.uint32(32 - ITEM_BITS))
-            st, a, b, y = _lh_one(state, a_p, w, bits, g, prime, ct, z)
+        st, t, a, b, y = _pem_one(state, groups, levels, coeffs, a_p, w, bits, g, prime, ct, x[i], tmp)
         status[i] = np.uint8(st)
         if st == OK:
             out[i, 0], out[i, 1], out[i, 2], out[i, 3] = np.int64(t), np.int64(a), np.int64(b), np.int64(y)

@@ -61,7 +61,7 @@ from ...samplers import reference as ref
 from .._device import SRC_RNG, _init, u8, u32
 from ..base import CConfig, Mechanism
 from ._strings import StringInput
-from .count_mean_sketch import CountMeanSketch, HadamardCountMeanSketch, _check_int
+from .count_mean_sketch import CountMeanSketch, HadamardCountMeanSketch, SketchCounts, SketchStatistic, _check_int
 
 SRC_SEQUENCE_FRAGMENT_PUZZLE = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_strhash.c",
                                           "fxdp_mech_unary_encoding.c", "fxdp_mech_count_mean_sketch.c",
@@ -78,16 +78,62 @@ def _rot4(r):
     return ((r << 4) | (r >> 4)) & 0xFF
 
 
-def _check_share(share):
+def _check_share(share, name="fragment_share"):
+    """A share of the epsilon: a number in (0, 1), as a Fraction."""
     if isinstance(share, bool) or not isinstance(share, (int, float, Fraction, np.integer, np.floating)):
-        raise TypeError(f"fragment_share must be a number in (0, 1), got {type(share).__name__}")
+        raise TypeError(f"{name} must be a number in (0, 1), got {type(share).__name__}")
     try:
         value = Fraction(share)
     except (ValueError, OverflowError):
-        raise ValueError(f"fragment_share must be a number in (0, 1), got {share}") from None
+        raise ValueError(f"{name} must be a number in (0, 1), got {share}") from None
     if not 0 < value < 1:
-        raise ValueError(f"fragment_share must be in (0, 1), got {share}")
+        raise ValueError(f"{name} must be in (0, 1), got {share}")
     return value
+
+
+class PuzzleSketches:
+    """The puzzle's reports without the reports: the fragment sketch of each position's reports
+    (``SketchCounts`` or None where no report has that position) and the word sketch of all of
+    them (``SketchCounts``).  ``discover`` and ``estimate`` take it in place of reports."""
+
+    def __init__(self, fragments, word):
+        self.fragments, self.word = list(fragments), word
+
+
+class PuzzleStatistic:
+    """``fxdp estimate``'s streamed statistic of a Sequence Fragment Puzzle: a fragment sketch per
+    position and the word sketch (O(G k_f m_f + k m) memory), mergeable; ``estimate_rows(truth)``
+    equals the estimator on all the reports added (integer sums are exact)."""
+
+    def __init__(self, mechanism):
+        self.m = mechanism
+        self.fragments = [SketchStatistic(mechanism.fragment) for _ in range(mechanism.positions)]
+        self.word = SketchStatistic(mechanism.word)
+
+    @property
+    def n(self) -> int:
+        return self.word.n
+
+    def add(self, reports):
+        ps, frags, words = self.m.split_reports(np.asarray(reports).reshape(-1, self.m.report_columns))
+        for p in np.unique(ps):
+            self.fragments[int(p)].add(frags[ps == p])
+        self.word.add(words)
+        return self
+
+    def merge(self, other):
+        for a, b in zip(self.fragments, other.fragments):
+            a.merge(b)
+        self.word.merge(other.word)
+        return self
+
+    def sketches(self) -> PuzzleSketches:
+        return PuzzleSketches([f.sketch() if f.n else None for f in self.fragments], self.word.sketch())
+
+    def estimate_rows(self, truth=None):
+        if self.n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        return self.m.estimate_rows(self.sketches(), truth)
 
 
 class SequenceFragmentPuzzle(StringInput, Mechanism):
@@ -393,14 +439,31 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
         nf = self.fragment.report_columns
         return p, arr[:, 1:1 + nf], arr[:, 1 + nf:]
 
+    def sketches(self, reports) -> PuzzleSketches:
+        """The fragment sketch of each position's reports and the word sketch of all of them
+        (device-form reports, or a ``PuzzleSketches`` as it is)."""
+        if isinstance(reports, PuzzleSketches):
+            if len(reports.fragments) != self.positions or reports.word is None:
+                raise ValueError(f"sketches must hold {self.positions} fragment sketches and the word sketch")
+            return reports
+        ps, frags, words = self.split_reports(reports)
+        fr = [SketchCounts(*self.fragment.sketch(frags[ps == p])) if np.any(ps == p) else None
+              for p in range(self.positions)]
+        return PuzzleSketches(fr, SketchCounts(*self.word.sketch(words)))
+
+    def report_statistic(self):
+        """The mergeable sketches (a fragment sketch per position and the word sketch)."""
+        return PuzzleStatistic(self)
+
     def estimate(self, reports, candidates=None):
         """An Estimate: each candidate's share of the devices from the word sketch (all the
         reports; standard errors with the hash-collision term), in the candidates' order;
-        candidates None: the strings ``discover`` finds (top 10), most frequent first."""
+        candidates None: the strings ``discover`` finds (top 10), most frequent first.  reports:
+        device-form reports or their ``sketches``."""
+        sk = self.sketches(reports)
         if candidates is None:
-            candidates = [r["value"] for r in self.discover(reports, top=10)]
-        _, _, words = self.split_reports(reports)
-        return self.word.estimate(words, candidates)
+            candidates = [r["value"] for r in self.discover(sk, top=10)]
+        return self.word.estimate(sk.word, candidates)
 
     def estimate_rows(self, reports, truth=None):
         """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of
@@ -408,16 +471,6 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
         if isinstance(truth, dict):
             return self.estimate(reports, list(truth)).as_rows([float(v) for v in truth.values()])
         return self.estimate(reports, getattr(self, "candidates", None)).as_rows(None)
-
-    def fragment_estimates(self, reports, p):
-        """(X, n_p): the fragment sketch's cell estimates of the reports of position p and their
-        number (CountMeanSketch.cell_estimates)."""
-        ps, frags, _ = self.split_reports(reports)
-        sel = frags[ps == p]
-        if sel.shape[0] == 0:
-            return None, 0
-        x, n_j, _ = self.fragment.cell_estimates(sel)
-        return x, int(n_j.sum())
 
     def top_fragments(self, reports, keep, alphabet=None):
         """For each position p, the ``keep`` fragments (r, c0, c1) with the largest estimated shares
@@ -428,12 +481,11 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
         from ._kernels_sequence_fragment_puzzle import fragment_scores
         f = self.fragment
         m = f.width
-        ps, frags, _ = self.split_reports(reports)
+        sk = self.sketches(reports)
         xs, ns = [], []
-        for p in range(self.positions):
-            sel = frags[ps == p]
-            if sel.shape[0]:
-                x, n_j, _ = f.cell_estimates(sel)
+        for counts in sk.fragments:
+            if counts is not None and int(np.asarray(counts.n_j).sum()):
+                x, n_j, _ = f.cell_estimates(counts)
                 xs.append(x)
                 ns.append(int(n_j.sum()))
             else:
@@ -485,12 +537,14 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
 
     def discover(self, reports, top=10, keep=None, alphabet=None):
         """The top strings found, most frequent first: rows {"value": bytes, "estimate", "stderr"}
-        (the word sketch's estimates; module docstring).  keep: the fragments kept per position and
+        (the word sketch's estimates; module docstring); reports: device-form reports or their
+        ``sketches``.  keep: the fragments kept per position and
         the partial strings kept per word hash at each position (default max(4 top, 64)); alphabet: the
         bytes the strings are made of (bytes or str; None: any byte), which the server alone
         uses: fewer candidate fragments, faster and with fewer false ones."""
         top = _check_int("top", top, 1, 1 << 16)
         keep = max(top * 4, 64) if keep is None else _check_int("keep", keep, top, 1 << 16)
+        reports = self.sketches(reports)
         frags = self.top_fragments(reports, keep, alphabet)
         by_hash = {}
         for p, (est, ids) in enumerate(frags):
@@ -557,10 +611,12 @@ EXPORT_CASES = {
     'sequence_fragment_puzzle_ct': lambda: make_sequence_fragment_puzzle(8, 5, 16, 4, fragment_width=8,
                                                                          constant_time=True, bits=16),
     'sequence_fragment_puzzle_lazy': lambda: make_sequence_fragment_puzzle(4, 6, 16, 4),
-    'hadamard_sequence_fragment_puzzle_ct': lambda: make_sequence_fragment_puzzle(4, 8, 64, 300, hadamard=True,
-                                                                                  constant_time=True, bits=16),
+    'hadamard_sequence_fragment_puzzle_ct': lambda: make_sequence_fragment_puzzle(4, 8, 64, 300, fragment_hashes=4,
+                                                                                  hadamard=True, constant_time=True,
+                                                                                  bits=16),
     'hadamard_sequence_fragment_puzzle_lazy': lambda: make_sequence_fragment_puzzle(4, 7, 64, 12, hadamard=True),
 }
 EXPORT_VARIANTS = {'sequence_fragment_puzzle_lazy', 'hadamard_sequence_fragment_puzzle_lazy'}
 
-__all__ = ["SequenceFragmentPuzzle", "WORD_HASH_INDEX", "make_sequence_fragment_puzzle"]
+__all__ = ["PuzzleSketches", "PuzzleStatistic", "SequenceFragmentPuzzle", "WORD_HASH_INDEX",
+           "make_sequence_fragment_puzzle"]

@@ -226,6 +226,26 @@ void eva_prefix_extending_ct(void)
             EVA_OR_NULL(prefix_extending_out));
 }
 
+static fxdp_treehist_cfg treehist_cfg;
+static uint8_t treehist_x[FXDP_PREFIX_EXTENDING_MAX_X];
+static uint32_t treehist_out[7u];
+
+void eva_treehist(void)
+{
+    eva_unknown(&treehist_cfg, sizeof treehist_cfg);
+    eva_unknown(treehist_x, sizeof treehist_x);
+    (void)fxdp_treehist(eva_rng_or_null(), EVA_OR_NULL(&treehist_cfg), EVA_OR_NULL(treehist_x),
+            EVA_OR_NULL(treehist_out));
+}
+
+void eva_treehist_ct(void)
+{
+    eva_unknown(&treehist_cfg, sizeof treehist_cfg);
+    eva_unknown(treehist_x, sizeof treehist_x);
+    (void)fxdp_treehist_ct(eva_rng_or_null(), EVA_OR_NULL(&treehist_cfg), EVA_OR_NULL(treehist_x),
+            EVA_OR_NULL(treehist_out));
+}
+
 static fxdp_duchi_cfg duchi_cfg;
 static uint32_t duchi_x[1u];
 static uint8_t duchi_out[1u];

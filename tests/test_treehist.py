@@ -1,0 +1,181 @@
+"""TreeHist (issue 34): the report is the Prefix Extending Method's release, then the Hadamard Count
+Mean Sketch's release of the string, on one stream; epsilon is the two realized epsilons composed
+and rounded up, never above the request, and the audit reaches it; Python = Numba = C (host fleet
+and single release); discovery prunes by a threshold and finds a fleet's frequent strings without
+a candidate list; bad input is refused."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fxdp.bitsource import ChaCha20Source
+from fxdp.conservative import log_up
+from fxdp.mechanisms.strings.count_mean_sketch import make_count_mean_sketch
+from fxdp.mechanisms.strings.prefix_extending import make_prefix_extending
+from fxdp.mechanisms.strings.treehist import make_treehist
+
+CASES = [dict(max_length=6, epsilon=8, width=64, hashes=300, constant_time=True, bits=16),
+         dict(max_length=7, epsilon=6, start=2, step=2, width=64, hashes=12),
+         dict(max_length=10, epsilon=4, width=1024, hashes=16, optimized=False)]
+
+
+@pytest.mark.parametrize("ct", [False, True])
+def test_the_report_is_the_prefix_report_then_the_word_report(ct):
+    m = make_treehist(9, 6, width=32, hashes=5, word_share=Fraction(1, 3), constant_time=ct)
+    pem = make_prefix_extending(9, 4, start=1, step=1, constant_time=ct)
+    word = make_count_mean_sketch(32, 5, 2, hadamard=True, max_length=9, constant_time=ct)
+    assert m.levels == pem.levels and m.groups == 9
+    for seed in range(25):
+        s = f"w{seed}-{'z' * (seed % 8)}".encode()[:9]
+        a, b = ChaCha20Source(seed), ChaCha20Source(seed)
+        assert m.release(a, s) == (pem.release(b, s), word.release(b, s))
+        assert a.bits_used == b.bits_used
+
+
+@pytest.mark.parametrize("kw", CASES)
+def test_epsilon_is_the_composed_realized_epsilon_and_the_audit_reaches_it(kw):
+    m = make_treehist(**kw)
+    assert m.epsilon == log_up(m.prefix.oracle._ratio * m.word._ratio) <= kw["epsilon"]
+    assert m.local_epsilon == m.epsilon and m.privacy_map(0) == 0.0
+    rep = m.exact_audit()
+    assert rep.epsilon_realized == m.epsilon, rep.witness
+    # the witness's report, rebuilt: its probability ratio is exactly the product of the worst ratios
+    from fxdp import strhash
+    w = rep.witness
+    x, xp = bytes.fromhex(w["x"]), bytes.fromhex(w["x_prime"])
+    z = m.prefix.item(0, strhash.encode(x, m.max_length)[: m.levels[0]])
+    bit = bin(w["l"] & m.word.cell(w["j"], x)).count("1") & 1
+    report = ((0, w["a"], w["b"], m.prefix.oracle.hash(w["a"], w["b"], z)), (w["j"], w["l"], bit))
+    assert m.report_pmf(report, x) / m.report_pmf(report, xp) == m.prefix.oracle._ratio * m.word._ratio
+    assert m.exact_audit(0).epsilon_realized == 0.0
+
+
+@pytest.mark.parametrize("kw", CASES)
+def test_fleet_and_c_are_the_reference_release_of_every_device(kw):
+    from fxdp import native
+    from fxdp import strhash
+    from fxdp.mechanisms import _device as dv
+    from fxdp.mechanisms._fleet import simulate_detailed
+    m = make_treehist(**kw)
+    L = m.max_length
+    vals = [f"d{i}".encode()[:L] for i in range(400)] + [b"\xff" * L, b"x", "Grüße".encode()[:L]]
+    ids = np.arange(len(vals), dtype=np.uint64) * 5 + 7
+    out_nb, st_nb, bits_nb, _ = simulate_detailed(m, vals, 13, device_ids=ids)
+    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 13, device_ids=ids)
+    assert (st_nb == 0).all() and (st_c == 0).all()
+    assert np.array_equal(out_nb, out_c) and np.array_equal(bits_nb, bits_c)
+    assert out_nb.shape == (len(vals), 7) and len(set(out_nb[:, 0].tolist())) == m.groups
+    for i in range(0, len(vals), 9):
+        src = ChaCha20Source(13, device_id=int(ids[i]))
+        assert m.release_output(out_nb[i]) == m.release(src, vals[i]), i
+        assert bits_nb[i] == src.bits_used, i
+    rows = strhash.encoded_rows(vals, m.check_input, L)
+    for i in range(rows.shape[0]):
+        rows[i, 1 + rows[i, 0]:] = 0xA5
+    assert np.array_equal(dv.c_fleet(m, rows, 13, device_ids=ids)[0], out_nb)
+    for i in (0, 5, len(vals) - 1):
+        r = native.new_rng_seeded(13, int(ids[i]))
+        assert dv.c_release(m, r, vals[i]) == m.release(ChaCha20Source(13, device_id=int(ids[i])), vals[i])
+
+
+def test_c_refuses_bad_lengths_and_configs_with_nothing_written():
+    from fxdp import native
+    ffi, lib = native.ffi, native.lib
+    m = make_treehist(6, 4, width=16, hashes=4)
+    cc = m.c_config()
+    for length, field, bad in ((0, None, None), (7, None, None), (1, "prefix.groups", 4), (1, "prefix.step", 3),
+                               (1, "prefix.lh.d", 1 << 20), (1, "word.max_len", 5), (1, "word.hashes", 0),
+                               (1, "word.log2_width", 17), (1, "word.ue.a_q", 0)):
+        cfg = ffi.new("fxdp_treehist_cfg *", cc.cfg[0])
+        if field:
+            obj = cfg
+            *path, last = field.split(".")
+            for part in path:
+                obj = getattr(obj, part)
+            setattr(obj, last, bad)
+        x = np.zeros(7, np.uint8)
+        x[0], x[1] = length, 65
+        out = np.full(7, 9, np.uint32)
+        st = lib.fxdp_treehist(native.new_rng_seeded(1, 1), cfg, ffi.from_buffer("uint8_t[]", x),
+                               ffi.from_buffer("uint32_t[]", out))
+        assert st == lib.FXDP_ERR_PARAM and (out == 9).all(), (length, field, bad)
+
+
+def test_discover_prunes_by_the_threshold_and_finds_the_frequent_strings():
+    """3 10^5 devices, 1,000 strings of 3 to 15 bytes with Zipf(1.1) shares (numpy seed 8), eps = 8
+    (4 for each report): the top 5 found are the 5 most frequent strings, each within 4 standard
+    errors of its share; a threshold above every share finds nothing."""
+    m = make_treehist(16, 8, width=1024, hashes=1024)
+    rng = np.random.default_rng(8)
+    words = [f"{i:03d}{'x' * (i % 13)}" for i in range(1000)]
+    w = 1.0 / np.arange(1, 1001) ** 1.1
+    idx = rng.choice(1000, size=300_000, p=w / w.sum())
+    reports = m.simulate([words[i] for i in idx], seed=2)
+    top = m.discover(reports, top=5)
+    assert [r["value"] for r in top] == [words[i].encode() for i in range(5)], top
+    for k, r in enumerate(top):
+        assert abs(r["estimate"] - np.mean(idx == k)) < 4 * r["stderr"], r
+    assert m.discover(reports, top=5, threshold=0.5) == []
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match=r"the prefix report .*max_length must be in \[1, 254\]"):
+        make_treehist(255, 4)
+    with pytest.raises(ValueError, match=r"word_share must be in \(0, 1\)"):
+        make_treehist(8, 4, word_share=0)
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 128\]"):
+        make_treehist(8, -1)
+    with pytest.raises(ValueError, match=r"the word report .*width must be a power of two"):
+        make_treehist(8, 4, width=100)
+    with pytest.raises(TypeError, match="constant_time must be a bool"):
+        make_treehist(8, 4, constant_time="yes")
+    m = make_treehist(8, 4, width=16, hashes=4)
+    with pytest.raises(ValueError, match="empty string"):
+        m(b"")
+    with pytest.raises(ValueError, match=r"n x 7 integer array"):
+        m.discover(np.zeros((3, 4), np.int64))
+    with pytest.raises(ValueError, match="threshold must be a share"):
+        m.discover(np.zeros((1, 7), np.int64), threshold=2)
+    with pytest.raises(ValueError, match="top must be in"):
+        m.discover(np.zeros((1, 7), np.int64), top=0)
+    with pytest.raises(ValueError, match="at level 0"):
+        make_treehist(8, 4, start=2, step=2).discover(np.zeros((1, 7), np.int64))
+
+
+def test_kernels_are_integer_only():
+    from numba.core import types
+    from test_numba_types import float_uses
+    from fxdp.mechanisms.strings import _kernels_treehist as KT
+    U8, U32, U64, I = types.uint8, types.uint32, types.uint64, types.int64
+    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
+    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
+    sig = ([a1(U32), a2(U32), a1(U8), a1(U32), a1(U32), a1(U64), I, I, U32, U64, a1(I), a2(U32)] + [U64] * 5
+           + [a2(U32), U32] + [U64] * 4 + [types.boolean, a2(U8), a2(I), a1(U8), a1(I)])
+    assert float_uses(KT._chunk_treehist.py_func, sig) == []
+
+
+def test_reports_round_trip_and_the_cli_discovers(tmp_path, capsys):
+    import json
+
+    from fxdp.cli import main
+    from fxdp.config import load_config
+    cfg = tmp_path / "th.toml"
+    cfg.write_text('[mechanism]\nkind = "treehist"\nmax_length = 6\nepsilon = 10\nwidth = 256\nhashes = 256\n')
+    words = ["alpha"] * 30000 + ["beta"] * 20000 + ["gamma"] * 12000 + [f"z{i}" for i in range(3000)]
+    (tmp_path / "v.txt").write_text("\n".join(words) + "\n")
+    assert main(["simulate", str(cfg), "--values", str(tmp_path / "v.txt"), "--seed", "2",
+                 "--write-reports", str(tmp_path / "r.bin")]) == 0
+    capsys.readouterr()
+    conf = load_config(cfg)
+    m = conf.mechanism
+    reports = m.decode_reports(tmp_path / "r.bin")
+    assert np.array_equal(reports, m.simulate(words, seed=conf.seed(2)))
+    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--top", "3", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["estimates"]
+    assert [r["name"] for r in rows] == ["alpha", "beta", "gamma"]
+    (tmp_path / "c.txt").write_text("beta\nnobody\n")
+    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["estimates"]
+    assert [r["name"] for r in rows] == ["beta", "nobody"]
+    assert abs(rows[0]["estimate"] - 20000 / 65000) < 4 * rows[0]["stderr"]
