@@ -150,11 +150,12 @@ MECHANISMS = {
                             lambda: M.make_prefix_extending(32, 4, start=1, step=1, constant_time=True)),
     "prefix_extending": ("PEM strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, lazy",
                          lambda: M.make_prefix_extending(32, 4, start=1, step=1)),
-    # SFP: the fragment and the word each through a sketch at eps 4 (eps 8 in all)
-    "sequence_fragment_puzzle_ct": ("SFP CMS m=1024 k=64 (both sketches) eps=8, strings <= 32 B, constant time",
-                                    lambda: M.make_sequence_fragment_puzzle(8, 32, 1024, 64, constant_time=True)),
-    "sequence_fragment_puzzle": ("SFP CMS m=1024 k=64 (both sketches) eps=8, strings <= 32 B, lazy",
-                                 lambda: M.make_sequence_fragment_puzzle(8, 32, 1024, 64)),
+    # SFP: the fragment and the word each through a sketch at eps 4 (eps 8 in all).  CMS at m = 256:
+    # two rows of m = 1024 (a 2,053-byte report) do not fit the ATmega328P's 2 KB of RAM
+    "sequence_fragment_puzzle_ct": ("SFP CMS m=256 k=64 (both sketches) eps=8, strings <= 32 B, constant time",
+                                    lambda: M.make_sequence_fragment_puzzle(8, 32, 256, 64, constant_time=True)),
+    "sequence_fragment_puzzle": ("SFP CMS m=256 k=64 (both sketches) eps=8, strings <= 32 B, lazy",
+                                 lambda: M.make_sequence_fragment_puzzle(8, 32, 256, 64)),
     "hadamard_sequence_fragment_puzzle_ct": ("SFP HCMS m=1024 k=65536, fragments m=65536, eps=8, strings <= 32 B, "
                                              "constant time",
                                              lambda: M.make_sequence_fragment_puzzle(8, 32, 1024, 65536,
@@ -165,6 +166,10 @@ MECHANISMS = {
                                           lambda: M.make_sequence_fragment_puzzle(8, 32, 1024, 65536,
                                                                                   fragment_width=65536,
                                                                                   hadamard=True)),
+    "treehist_ct": ("TreeHist strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, HCMS m=1024 k=1024 eps=4, "
+                    "constant time", lambda: M.make_treehist(32, 8, constant_time=True)),
+    "treehist": ("TreeHist strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, HCMS m=1024 k=1024 eps=4, lazy",
+                 lambda: M.make_treehist(32, 8)),
 }
 
 FP_MAIN = r"""/* footprint program (benchmarks/footprint.py) */

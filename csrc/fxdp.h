@@ -543,7 +543,8 @@ fxdp_status fxdp_hadamard_count_mean_sketch_ct(fxdp_rng *r, const fxdp_count_mea
  * (r, x[2p] ^ r, x[2p + 1] ^ rot4(r)) (rot4: nibbles swapped; x[L + 1] = 0) and the word sketch's release of the string, each by the Count Mean
  * Sketch's entry point (fxdp_count_mean_sketch[_ct]; the Hadamard forms: fxdp_hadamard_count_mean_sketch[_ct]).
  * CMS: out[0..5 + m_f + m) = p, the fragment's j & 0xFF, j >> 8 and m_f bits, the word's (in place, all zero
- * on an entropy failure).  HCMS: out[0..7) = p, (j, l, bit) of the fragment, of the word (only on FXDP_OK).
+ * on an entropy failure).  HCMS: out[0..7) = p, (j, l, bit) of the fragment, of the word (in place, all zero on
+ * an entropy failure).
  * fragment and word valid sketch configs (log2_width <= 10 for CMS, 16 for HCMS), fragment.max_len = 3,
  * word.max_len <= FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_LENGTH, positions = (word.max_len + 2) / 2. */
 #define FXDP_SEQUENCE_FRAGMENT_PUZZLE_MAX_LENGTH 254u  /* p < 128: one byte                        */
@@ -789,7 +790,7 @@ fxdp_status fxdp_prefix_extending_ct(fxdp_rng *r, const fxdp_prefix_extending_cf
  * reference fxdp/mechanisms/strings/treehist.py): x[0..L] = [len] || bytes || padding, L = prefix.max_len =
  * word.max_len, 1 <= len <= L.  fxdp_prefix_extending[_ct] on cfg->prefix into out[0..4), then
  * fxdp_hadamard_count_mean_sketch[_ct] of the string on cfg->word into out[4..7): out = (t, a, b, y, j, l, bit),
- * written only on FXDP_OK; both configs are checked before anything is drawn. */
+ * in place, all zero on an entropy failure; both configs are checked before anything is drawn. */
 typedef struct fxdp_treehist_cfg {
     fxdp_prefix_extending_cfg prefix;      /* the prefix report: a level's hashed prefix by local hashing */
     fxdp_count_mean_sketch_cfg word;       /* the word report: a Hadamard Count Mean Sketch          */

@@ -12,7 +12,8 @@
  * Hadamard one's) on cfg->fragment and cfg->word, both checked before anything is drawn.
  *   CMS:  out[0..5 + m_f + m) = p, the fragment's j bytes and m_f bits, the word's j bytes and m
  *         bits; drawn in place, all zero after an entropy failure.
- *   HCMS: out[0..7) = p, the fragment's (j, l, bit), the word's; written only on FXDP_OK.
+ *   HCMS: out[0..7) = p, the fragment's (j, l, bit), the word's; in place, all zero after an
+ *         entropy failure.
  * The hashes read every byte of the block and the fragment's two bytes are selected by a masked scan
  * of the block, without a branch or an index on the string, its length or p, so the _ct forms' time
  * and bits do not depend on the string or its length.
@@ -43,7 +44,7 @@ static fxdp_status sfp_check(const fxdp_rng *r, const fxdp_sequence_fragment_puz
  * read as 0 (rot4: the nibbles swapped; the masks break the linear hash's grouped collisions).  p is a
  * random draw (secret to the taint check until it is released), so the two bytes are selected by a
  * masked scan of the whole block, not an indexed load. */
-FXDP_I_INLINE fxdp_status sfp_fragment(const fxdp_sequence_fragment_puzzle_cfg *cfg, uint32_t p, const uint8_t *x,
+FXDP_I_OUTLINE static fxdp_status sfp_fragment(const fxdp_sequence_fragment_puzzle_cfg *cfg, uint32_t p, const uint8_t *x,
                                        uint8_t frag[4])
 {
     uint32_t h = 0, a = p << 1, len = x[0], b0 = 0, b1 = 0, i, d0, d1;
@@ -126,10 +127,9 @@ fxdp_status fxdp_sequence_fragment_puzzle_ct(fxdp_rng *r, const fxdp_sequence_fr
 FXDP_I_INLINE fxdp_status sfp_hadamard(fxdp_rng *r, const fxdp_sequence_fragment_puzzle_cfg *cfg, const uint8_t *x,
                                        uint32_t *out, int ct)
 {
-    uint32_t p = 0, rep[6];
+    uint32_t p = 0;
     uint8_t frag[4];
     fxdp_status st = sfp_check(r, cfg, x, out, FXDP_HADAMARD_COUNT_MEAN_SKETCH_MAX_LOG2_WIDTH);
-    int i;
 
     if (st == FXDP_OK) {
         st = ct ? fxdp_uniform_below_ct_u32(r, cfg->positions, &p) : fxdp_i_uniform_below_u32(r, cfg->positions, &p);
@@ -137,19 +137,20 @@ FXDP_I_INLINE fxdp_status sfp_hadamard(fxdp_rng *r, const fxdp_sequence_fragment
     if (st == FXDP_OK) {
         st = sfp_fragment(cfg, p, x, frag);
     }
-    if (st == FXDP_OK) {
-        st = ct ? fxdp_hadamard_count_mean_sketch_ct(r, &cfg->fragment, frag, rep)
-                : fxdp_hadamard_count_mean_sketch(r, &cfg->fragment, frag, rep);
+    if (st != FXDP_OK) {
+        return st;                                    /* nothing written */
     }
+    /* the reports in place (no copy on the stack while the word is drawn), all zero on a failure */
+    st = ct ? fxdp_hadamard_count_mean_sketch_ct(r, &cfg->fragment, frag, out + 1)
+            : fxdp_hadamard_count_mean_sketch(r, &cfg->fragment, frag, out + 1);
     if (st == FXDP_OK) {
-        st = ct ? fxdp_hadamard_count_mean_sketch_ct(r, &cfg->word, x, rep + 3)
-                : fxdp_hadamard_count_mean_sketch(r, &cfg->word, x, rep + 3);
+        st = ct ? fxdp_hadamard_count_mean_sketch_ct(r, &cfg->word, x, out + 4)
+                : fxdp_hadamard_count_mean_sketch(r, &cfg->word, x, out + 4);
     }
     if (st == FXDP_OK) {
         out[0] = p;
-        for (i = 0; i < 6; i++) {
-            out[i + 1] = rep[i];
-        }
+    } else {
+        fxdp_i_wipe(out, 7u * sizeof out[0]);
     }
     return st;
 }

@@ -7,7 +7,8 @@
  * Bits, in order: the Prefix Extending Method's release on cfg->prefix (fxdp_prefix_extending[_ct]:
  * the level, then local hashing of the level's hashed prefix), then the Hadamard Count Mean Sketch's
  * release of the string on cfg->word (fxdp_hadamard_count_mean_sketch[_ct]).  Both configs are
- * checked before anything is drawn.  out[0..7) = t, a, b, y, j, l, bit, written only on FXDP_OK.
+ * checked before anything is drawn.  out[0..7) = t, a, b, y, j, l, bit, drawn in place: all zero after an
+ * entropy failure.
  * The two entry points are constant time in the string and its length in their _ct forms, so this
  * one is too.
  */
@@ -31,45 +32,40 @@ static fxdp_status treehist_check(const fxdp_rng *r, const fxdp_treehist_cfg *cf
     return fxdp_i_ready(r);
 }
 
-static void treehist_write(const uint32_t rep[7], uint32_t *out)
+/* After the two releases into out: all zero on a failure (the prefix report is written before the
+ * word report is drawn: no copy on the stack). */
+static fxdp_status treehist_finish(fxdp_status st, uint32_t *out)
 {
-    int i;
-
-    for (i = 0; i < 7; i++) {
-        out[i] = rep[i];
+    if (st != FXDP_OK) {
+        fxdp_i_wipe(out, 7u * sizeof out[0]);
     }
+    return st;
 }
 
 fxdp_status fxdp_treehist(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const uint8_t *x, uint32_t *out)
 {
-    uint32_t rep[7];
     fxdp_status st = treehist_check(r, cfg, x, out);
 
-    if (st == FXDP_OK) {
-        st = fxdp_prefix_extending(r, &cfg->prefix, x, rep);
+    if (st != FXDP_OK) {
+        return st;                                    /* nothing written */
     }
+    st = fxdp_prefix_extending(r, &cfg->prefix, x, out);
     if (st == FXDP_OK) {
-        st = fxdp_hadamard_count_mean_sketch(r, &cfg->word, x, rep + 4);
+        st = fxdp_hadamard_count_mean_sketch(r, &cfg->word, x, out + 4);
     }
-    if (st == FXDP_OK) {
-        treehist_write(rep, out);
-    }
-    return st;
+    return treehist_finish(st, out);
 }
 
 fxdp_status fxdp_treehist_ct(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const uint8_t *x, uint32_t *out)
 {
-    uint32_t rep[7];
     fxdp_status st = treehist_check(r, cfg, x, out);
 
-    if (st == FXDP_OK) {
-        st = fxdp_prefix_extending_ct(r, &cfg->prefix, x, rep);
+    if (st != FXDP_OK) {
+        return st;                                    /* nothing written */
     }
+    st = fxdp_prefix_extending_ct(r, &cfg->prefix, x, out);
     if (st == FXDP_OK) {
-        st = fxdp_hadamard_count_mean_sketch_ct(r, &cfg->word, x, rep + 4);
+        st = fxdp_hadamard_count_mean_sketch_ct(r, &cfg->word, x, out + 4);
     }
-    if (st == FXDP_OK) {
-        treehist_write(rep, out);
-    }
-    return st;
+    return treehist_finish(st, out);
 }

@@ -331,8 +331,7 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
                         f"the string (k = {w.hashes}, m = {w.width}), through two {kind}; epsilon <= {self.epsilon!r}; "
                         + _ct_text(self.constant_time, spent)),
         }
-        if not self.hadamard:
-            spec["in_place"] = True        # the bits drawn into out, zeroed on an entropy failure
+        spec["in_place"] = True            # the reports drawn into out, zeroed on an entropy failure
         return spec
 
     def c_config(self, dim=None):

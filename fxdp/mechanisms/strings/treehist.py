@@ -166,6 +166,7 @@ class TreeHist(StringInput, Mechanism):
         word = _init([("ue", _init(_ue_fields(w))), ("key", key), ("hashes", u32(w.hashes)),
                       ("max_len", u32(w.max_length)), ("log2_width", u8(w.log2_width))])
         return {
+            "in_place": True,              # the two reports drawn into out, zeroed on an entropy failure
             "c_function": "fxdp_treehist" + ("_ct" if self.constant_time else ""),
             "cfg_type": "fxdp_treehist_cfg",
             "cfg_init": _init([("prefix", pem), ("word", word)]),
