@@ -120,7 +120,8 @@ def sfp(args, vocab, idx, values, counts, order, peer_n):
         found = [r["value"].decode() for r in m.discover(rep, top=10, alphabet=alphabet)]
         ts = time.perf_counter() - t0
         rows = [("fxdp", found, args.n / tc, ts, true_top)]
-        pf, ptc, pts = pure_ldp_sfp(values[:peer_n], eps, args.hashes, args.width, alphabet, max_len, 10)
+        # pure-ldp keeps max_len / 2 fragment estimators: an odd max_len drops the last position
+        pf, ptc, pts = pure_ldp_sfp(values[:peer_n], eps, args.hashes, args.width, alphabet, max_len + max_len % 2, 10)
         ptop = {vocab[i] for i in np.argsort(-np.bincount(idx[:peer_n], minlength=args.words), kind="stable")[:10]}
         rows.append(("pure-ldp", pf[:10], peer_n / ptc, pts, ptop))
         for side, f, rate, ts_, want in rows:
