@@ -67,14 +67,21 @@ def pure_ldp_run(values, eps, k, m, hadamard, cands):
     xxhash_accepts_str()                  # its hashes are xxhash of str(x), refused since xxhash 3
     srv = CMSServer(eps, k, m, is_hadamard=hadamard)
     cl = CMSClient(eps, srv.get_hash_funcs(), m, is_hadamard=hadamard)
+    tc, t0 = peer_client_and_aggregate(cl, srv, values)
+    est = np.array([srv.estimate(c, suppress_warnings=True) for c in cands]) / len(values)
+    return est, tc, time.perf_counter() - t0
+
+
+def peer_client_and_aggregate(cl, srv, values):
+    """The peer's client called once per device (timed), then every report aggregated: (client
+    seconds, the server's start time)."""
     t0 = time.perf_counter()
     reports = [cl.privatise(v) for v in values]
     tc = time.perf_counter() - t0
     t0 = time.perf_counter()
     for r in reports:
         srv.aggregate(r)
-    est = np.array([srv.estimate(c, suppress_warnings=True) for c in cands]) / len(values)
-    return est, tc, time.perf_counter() - t0
+    return tc, t0
 
 
 def pure_ldp_sfp(values, eps, k, m, alphabet, max_len, top):
@@ -91,12 +98,7 @@ def pure_ldp_sfp(values, eps, k, m, alphabet, max_len, top):
     cl_fo = CMSClient(eps, srv_fo.get_hash_funcs(), m)
     srv = SFPServer(eps, 2, max_len, alphabet=set(alphabet), fo_server=copy.deepcopy(srv_fo))
     cl = SFPClient(eps, 2, max_len, alphabet=set(alphabet), fo_client=cl_fo)
-    t0 = time.perf_counter()
-    reports = [cl.privatise(v) for v in values]
-    tc = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for r in reports:
-        srv.aggregate(r)
+    tc, t0 = peer_client_and_aggregate(cl, srv, values)
     found, _ = srv.find_heavy_hitters(k=top)
     return [f.rstrip("*") for f in found], tc, time.perf_counter() - t0
 

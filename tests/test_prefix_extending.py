@@ -185,32 +185,10 @@ def test_c_refuses_bad_lengths_and_configs():
 
 
 def test_reports_round_trip_and_the_cli_discovers_without_candidates(tmp_path, capsys):
-    """simulate --values (a text file) writes the reports, decode gives them back; fxdp estimate
-    without --candidates prints the strings discovery finds, with --candidates their estimates."""
-    import json
-
-    from fxdp.cli import main
-    from fxdp.config import load_config
-    cfg = tmp_path / "pem.toml"
-    cfg.write_text('[mechanism]\nkind = "prefix_extending"\nmax_length = 6\nepsilon = 6\nstart = 1\nstep = 1\n')
-    words = ["alpha"] * 12000 + ["beta"] * 8000 + ["gamma"] * 5000 + [f"z{i}" for i in range(2000)]
-    (tmp_path / "v.txt").write_text("\n".join(words) + "\n")
-    assert main(["simulate", str(cfg), "--values", str(tmp_path / "v.txt"), "--seed", "2",
-                 "--write-reports", str(tmp_path / "r.bin")]) == 0
-    capsys.readouterr()
-    conf = load_config(cfg)
-    m = conf.mechanism
-    reports = m.decode_reports(tmp_path / "r.bin")
-    assert reports.dtype == np.int64 and np.array_equal(reports, m.simulate(words, seed=conf.seed(2)))
-    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--top", "3", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["estimates"]
-    assert [r["name"] for r in rows] == ["alpha", "beta", "gamma"]
-    (tmp_path / "c.txt").write_text("beta\nnobody\n")
-    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
-                 "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["estimates"]
-    assert [r["name"] for r in rows] == ["beta", "nobody"]
-    assert abs(rows[0]["estimate"] - 8000 / 27000) < 4 * rows[0]["stderr"]
-    assert abs(rows[1]["estimate"]) < 4 * rows[1]["stderr"]
+    """The command line's round trip (tests/_string_kind_checks.py); a first level of 4 bytes is
+    refused."""
+    from _string_kind_checks import check_cli_round_trip_and_discovery
+    check_cli_round_trip_and_discovery(tmp_path, capsys, 'kind = "prefix_extending"\nmax_length = 6\n'
+                                       'epsilon = 6\nstart = 1\nstep = 1\n')
     with pytest.raises(ValueError, match="at level 0"):
-        make_prefix_extending(6, 2.0, start=2, step=2).discover(reports)
+        make_prefix_extending(6, 2.0, start=2, step=2).discover(np.zeros((1, 4), np.int64))

@@ -16,6 +16,8 @@ from fxdp.mechanisms.strings.count_mean_sketch import make_count_mean_sketch
 from fxdp.mechanisms.strings.sequence_fragment_puzzle import WORD_HASH_INDEX, make_sequence_fragment_puzzle
 from fxdp.samplers import reference as ref
 
+from _string_kind_checks import check_c_refuses, check_cli_round_trip_and_discovery, check_fleet_c_and_reference
+
 CASES = [dict(epsilon=4, max_length=6, width=16, hashes=4),
          dict(epsilon=3, max_length=5, width=16, hashes=4, fragment_width=8, constant_time=True, bits=16),
          dict(epsilon=4, max_length=8, width=64, hashes=300, hadamard=True, constant_time=True, bits=16),
@@ -71,59 +73,22 @@ def test_enumerating_every_report_gives_the_audits_epsilon():
 
 @pytest.mark.parametrize("kw", CASES)
 def test_fleet_and_c_are_the_reference_release_of_every_device(kw):
-    """The Numba fleet's reports and bits used are the reference's device by device; the C host
-    fleet (cffi) gives the same reports, statuses and bits, junk past a string's length changes
-    nothing, and one C release equals the reference release."""
-    from fxdp import native
-    from fxdp.mechanisms import _device as dv
-    from fxdp.mechanisms._fleet import simulate_detailed
     m = make_sequence_fragment_puzzle(**kw)
-    L = m.max_length
-    vals = [f"d{i}".encode()[:L] for i in range(400)] + [b"\xff" * L, b"x", "Grüße".encode()[:L]]
-    ids = np.arange(len(vals), dtype=np.uint64) * 3 + 11
-    out_nb, st_nb, bits_nb, _ = simulate_detailed(m, vals, 21, device_ids=ids)
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 21, device_ids=ids)
-    assert (st_nb == 0).all() and (st_c == 0).all()
-    assert np.array_equal(out_nb, out_c) and np.array_equal(bits_nb, bits_c)
-    assert out_nb.dtype == np.dtype(m.report_dtype) and out_nb.shape[1] == m.report_columns
-    assert len(set(out_nb[:, 0].tolist())) == m.positions
-    for i in range(0, len(vals), 9):
-        src = ChaCha20Source(21, device_id=int(ids[i]))
-        assert m.release_output(out_nb[i]) == m.release(src, vals[i]), i
-        assert bits_nb[i] == src.bits_used, i
-    rows = strhash.encoded_rows(vals, m.check_input, L)
-    junk = rows.copy()
-    for i in range(junk.shape[0]):
-        junk[i, 1 + junk[i, 0]:] = 0x5A
-    assert np.array_equal(dv.c_fleet(m, junk, 21, device_ids=ids)[0], out_nb)
-    for i in (0, 7, len(vals) - 1):
-        r = native.new_rng_seeded(21, int(ids[i]))
-        assert dv.c_release(m, r, vals[i]) == m.release(ChaCha20Source(21, device_id=int(ids[i])), vals[i])
+    out = check_fleet_c_and_reference(m, 21, 3, 11)
+    assert out.dtype == np.dtype(m.report_dtype) and out.shape[1] == m.report_columns
+    assert len(set(out[:, 0].tolist())) == m.positions
 
 
 def test_c_refuses_bad_lengths_and_configs_with_nothing_written():
     from fxdp import native
-    ffi, lib = native.ffi, native.lib
     for had in (False, True):
         m = make_sequence_fragment_puzzle(4, max_length=6, width=16, hashes=4, hadamard=had)
-        cc = m.c_config()
-        fn = lib.fxdp_hadamard_sequence_fragment_puzzle if had else lib.fxdp_sequence_fragment_puzzle
-        otype, n = ("uint32_t", 7) if had else ("uint8_t", m.report_columns)
-        for length, field, bad in ((0, None, None), (7, None, None), (1, "positions", 3), (1, "fragment.max_len", 4),
-                                   (1, "word.max_len", 255), (1, "word.hashes", 0), (1, "fragment.log2_width", 17),
-                                   (1, "word.ue.d", 8), (1, "fragment.ue.a_q", 0)):
-            cfg = ffi.new("fxdp_sequence_fragment_puzzle_cfg *", cc.cfg[0])
-            if field:
-                obj = cfg
-                *path, last = field.split(".")
-                for part in path:
-                    obj = getattr(obj, part)
-                setattr(obj, last, bad)
-            x = np.zeros(7, np.uint8)
-            x[0], x[1] = length, 65
-            out = np.full(n, 9, np.dtype(otype[:-2]))
-            st = fn(native.new_rng_seeded(1, 1), cfg, ffi.from_buffer("uint8_t[]", x), ffi.from_buffer(otype + "[]", out))
-            assert st == lib.FXDP_ERR_PARAM and (out == 9).all(), (had, length, field, bad)
+        fn = native.lib.fxdp_hadamard_sequence_fragment_puzzle if had else native.lib.fxdp_sequence_fragment_puzzle
+        check_c_refuses(fn, "fxdp_sequence_fragment_puzzle_cfg", m.c_config().cfg[0],
+                        [(0, None, None), (7, None, None), (1, "positions", 3), (1, "fragment.max_len", 4),
+                         (1, "word.max_len", 255), (1, "word.hashes", 0), (1, "fragment.log2_width", 17),
+                         (1, "word.ue.d", 8), (1, "fragment.ue.a_q", 0)],
+                        7, "uint32_t" if had else "uint8_t", 7 if had else m.report_columns)
 
 
 def test_fragment_masks_keep_the_sketch_within_its_standard_error():
@@ -232,34 +197,9 @@ def test_kernels_are_integer_only():
 
 
 def test_reports_round_trip_and_the_cli_discovers(tmp_path, capsys):
-    """simulate --values writes the reports (fingerprinted), decode gives them back; fxdp estimate
-    without --candidates prints the strings discovery finds, with --candidates their estimates."""
-    import json
-
-    from fxdp.cli import main
-    from fxdp.config import load_config
-    cfg = tmp_path / "sfp.toml"
-    cfg.write_text('[mechanism]\nkind = "sequence_fragment_puzzle"\nepsilon = 10\nmax_length = 6\nwidth = 256\n'
-                   'hashes = 16\nfragment_width = 65536\nhadamard = true\n')
-    words = ["alpha"] * 30000 + ["beta"] * 20000 + ["gamma"] * 12000 + [f"z{i}" for i in range(3000)]
-    (tmp_path / "v.txt").write_text("\n".join(words) + "\n")
-    assert main(["simulate", str(cfg), "--values", str(tmp_path / "v.txt"), "--seed", "2",
-                 "--write-reports", str(tmp_path / "r.bin")]) == 0
-    capsys.readouterr()
-    conf = load_config(cfg)
-    m = conf.mechanism
-    reports = m.decode_reports(tmp_path / "r.bin")
-    assert np.array_equal(reports, m.simulate(words, seed=conf.seed(2)))
-    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--top", "3", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["estimates"]
-    assert [r["name"] for r in rows] == ["alpha", "beta", "gamma"]
-    (tmp_path / "c.txt").write_text("beta\nnobody\n")
-    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
-                 "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["estimates"]
-    assert [r["name"] for r in rows] == ["beta", "nobody"]
-    assert abs(rows[0]["estimate"] - 20000 / 65000) < 4 * rows[0]["stderr"]
-    assert abs(rows[1]["estimate"]) < 4 * rows[1]["stderr"]
+    check_cli_round_trip_and_discovery(tmp_path, capsys, 'kind = "sequence_fragment_puzzle"\nepsilon = 10\n'
+                                       'max_length = 6\nwidth = 256\nhashes = 16\nfragment_width = 65536\n'
+                                       'hadamard = true\n')
 
 
 @pytest.mark.parametrize("hadamard", [False, True])

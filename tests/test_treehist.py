@@ -14,6 +14,8 @@ from fxdp.mechanisms.strings.count_mean_sketch import make_count_mean_sketch
 from fxdp.mechanisms.strings.prefix_extending import make_prefix_extending
 from fxdp.mechanisms.strings.treehist import make_treehist
 
+from _string_kind_checks import check_c_refuses, check_cli_round_trip_and_discovery, check_fleet_c_and_reference
+
 CASES = [dict(max_length=6, epsilon=8, width=64, hashes=300, constant_time=True, bits=16),
          dict(max_length=7, epsilon=6, start=2, step=2, width=64, hashes=12),
          dict(max_length=10, epsilon=4, width=1024, hashes=16, optimized=False)]
@@ -52,53 +54,18 @@ def test_epsilon_is_the_composed_realized_epsilon_and_the_audit_reaches_it(kw):
 
 @pytest.mark.parametrize("kw", CASES)
 def test_fleet_and_c_are_the_reference_release_of_every_device(kw):
-    from fxdp import native
-    from fxdp import strhash
-    from fxdp.mechanisms import _device as dv
-    from fxdp.mechanisms._fleet import simulate_detailed
     m = make_treehist(**kw)
-    L = m.max_length
-    vals = [f"d{i}".encode()[:L] for i in range(400)] + [b"\xff" * L, b"x", "Grüße".encode()[:L]]
-    ids = np.arange(len(vals), dtype=np.uint64) * 5 + 7
-    out_nb, st_nb, bits_nb, _ = simulate_detailed(m, vals, 13, device_ids=ids)
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 13, device_ids=ids)
-    assert (st_nb == 0).all() and (st_c == 0).all()
-    assert np.array_equal(out_nb, out_c) and np.array_equal(bits_nb, bits_c)
-    assert out_nb.shape == (len(vals), 7) and len(set(out_nb[:, 0].tolist())) == m.groups
-    for i in range(0, len(vals), 9):
-        src = ChaCha20Source(13, device_id=int(ids[i]))
-        assert m.release_output(out_nb[i]) == m.release(src, vals[i]), i
-        assert bits_nb[i] == src.bits_used, i
-    rows = strhash.encoded_rows(vals, m.check_input, L)
-    for i in range(rows.shape[0]):
-        rows[i, 1 + rows[i, 0]:] = 0xA5
-    assert np.array_equal(dv.c_fleet(m, rows, 13, device_ids=ids)[0], out_nb)
-    for i in (0, 5, len(vals) - 1):
-        r = native.new_rng_seeded(13, int(ids[i]))
-        assert dv.c_release(m, r, vals[i]) == m.release(ChaCha20Source(13, device_id=int(ids[i])), vals[i])
+    out = check_fleet_c_and_reference(m, 13, 5, 7)
+    assert out.shape[1] == 7 and len(set(out[:, 0].tolist())) == m.groups
 
 
 def test_c_refuses_bad_lengths_and_configs_with_nothing_written():
     from fxdp import native
-    ffi, lib = native.ffi, native.lib
     m = make_treehist(6, 4, width=16, hashes=4)
-    cc = m.c_config()
-    for length, field, bad in ((0, None, None), (7, None, None), (1, "prefix.groups", 4), (1, "prefix.step", 3),
-                               (1, "prefix.lh.d", 1 << 20), (1, "word.max_len", 5), (1, "word.hashes", 0),
-                               (1, "word.log2_width", 17), (1, "word.ue.a_q", 0)):
-        cfg = ffi.new("fxdp_treehist_cfg *", cc.cfg[0])
-        if field:
-            obj = cfg
-            *path, last = field.split(".")
-            for part in path:
-                obj = getattr(obj, part)
-            setattr(obj, last, bad)
-        x = np.zeros(7, np.uint8)
-        x[0], x[1] = length, 65
-        out = np.full(7, 9, np.uint32)
-        st = lib.fxdp_treehist(native.new_rng_seeded(1, 1), cfg, ffi.from_buffer("uint8_t[]", x),
-                               ffi.from_buffer("uint32_t[]", out))
-        assert st == lib.FXDP_ERR_PARAM and (out == 9).all(), (length, field, bad)
+    check_c_refuses(native.lib.fxdp_treehist, "fxdp_treehist_cfg", m.c_config().cfg[0],
+                    [(0, None, None), (7, None, None), (1, "prefix.groups", 4), (1, "prefix.step", 3),
+                     (1, "prefix.lh.d", 1 << 20), (1, "word.max_len", 5), (1, "word.hashes", 0),
+                     (1, "word.log2_width", 17), (1, "word.ue.a_q", 0)], 7, "uint32_t", 7)
 
 
 def test_discover_prunes_by_the_threshold_and_finds_the_frequent_strings():
@@ -155,27 +122,5 @@ def test_kernels_are_integer_only():
 
 
 def test_reports_round_trip_and_the_cli_discovers(tmp_path, capsys):
-    import json
-
-    from fxdp.cli import main
-    from fxdp.config import load_config
-    cfg = tmp_path / "th.toml"
-    cfg.write_text('[mechanism]\nkind = "treehist"\nmax_length = 6\nepsilon = 10\nwidth = 256\nhashes = 256\n')
-    words = ["alpha"] * 30000 + ["beta"] * 20000 + ["gamma"] * 12000 + [f"z{i}" for i in range(3000)]
-    (tmp_path / "v.txt").write_text("\n".join(words) + "\n")
-    assert main(["simulate", str(cfg), "--values", str(tmp_path / "v.txt"), "--seed", "2",
-                 "--write-reports", str(tmp_path / "r.bin")]) == 0
-    capsys.readouterr()
-    conf = load_config(cfg)
-    m = conf.mechanism
-    reports = m.decode_reports(tmp_path / "r.bin")
-    assert np.array_equal(reports, m.simulate(words, seed=conf.seed(2)))
-    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--top", "3", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["estimates"]
-    assert [r["name"] for r in rows] == ["alpha", "beta", "gamma"]
-    (tmp_path / "c.txt").write_text("beta\nnobody\n")
-    assert main(["estimate", str(cfg), str(tmp_path / "r.bin"), "--candidates", str(tmp_path / "c.txt"),
-                 "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["estimates"]
-    assert [r["name"] for r in rows] == ["beta", "nobody"]
-    assert abs(rows[0]["estimate"] - 20000 / 65000) < 4 * rows[0]["stderr"]
+    check_cli_round_trip_and_discovery(tmp_path, capsys, 'kind = "treehist"\nmax_length = 6\nepsilon = 10\n'
+                                       'width = 256\nhashes = 256\n')

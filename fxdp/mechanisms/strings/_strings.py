@@ -61,6 +61,25 @@ class StringInput:
         n = rows.shape[0]
         return {strhash.row_bytes(uniq[i]): Fraction(int(counts[i]), n) for i in order}
 
+    def estimate_rows(self, reports, truth=None):
+        """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of
+        ``m.candidates`` (a list set by the caller), else of the strings the kind's ``estimate``
+        gives without candidates (the discovery kinds: the top 10 found).  The Count Mean Sketch,
+        which finds no string by itself, has its own."""
+        if isinstance(truth, dict):
+            return self.estimate(reports, list(truth)).as_rows([float(v) for v in truth.values()])
+        return self.estimate(reports, getattr(self, "candidates", None)).as_rows(None)
+
+    def ranked(self, reports, found, top):
+        """The ``top`` of the strings found by their ``estimate`` from the reports, most frequent
+        first: rows {"value": bytes, "estimate", "stderr"} (discovery's last step)."""
+        if not found:
+            return []
+        est = self.estimate(reports, found)
+        order = np.argsort(-est.estimate, kind="stable")[:top]
+        return [{"value": found[i], "estimate": float(est.estimate[i]), "stderr": float(est.stderr[i])}
+                for i in order]
+
     def output_distribution(self, x, x_prime):
         raise ValueError(f"{self.kind}: a report has too many outcomes to enumerate; the exact distribution is not "
                          "drawn (fxdp.audit gives the worst case in closed form)")

@@ -33,13 +33,9 @@ the group's n_t reports: the group is a uniform sample of the devices).
 """
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
 from ... import strhash
-from ...conservative import log_up
 from ...reports import AuditReport
 from ...samplers import reference as ref
 from .._device import SRC_RNG, _init, u8, u32, u64
@@ -229,13 +225,6 @@ class PrefixExtending(StringInput, Mechanism):
             est, se, _ = self.estimate_prefixes(reports, self.groups - 1, full)
         return Estimate("frequency", np.asarray(est, float), np.asarray(se, float),
                         labels=[c.decode("utf-8", "backslashreplace") for c in cand])
-
-    def estimate_rows(self, reports, truth=None):
-        """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of
-        ``m.candidates`` (a list set by the caller), else of the strings ``discover`` finds."""
-        if isinstance(truth, dict):
-            return self.estimate(reports, list(truth)).as_rows([float(v) for v in truth.values()])
-        return self.estimate(reports, getattr(self, "candidates", None)).as_rows(None)
 
     def _reports(self, reports):
         r = np.asarray(reports, dtype=np.int64)

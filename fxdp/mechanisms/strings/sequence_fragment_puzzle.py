@@ -464,13 +464,6 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
             candidates = [r["value"] for r in self.discover(sk, top=10)]
         return self.word.estimate(sk.word, candidates)
 
-    def estimate_rows(self, reports, truth=None):
-        """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of
-        ``m.candidates`` (a list set by the caller), else of the strings ``discover`` finds."""
-        if isinstance(truth, dict):
-            return self.estimate(reports, list(truth)).as_rows([float(v) for v in truth.values()])
-        return self.estimate(reports, getattr(self, "candidates", None)).as_rows(None)
-
     def top_fragments(self, reports, keep, alphabet=None):
         """For each position p, the ``keep`` fragments (r, c0, c1) with the largest estimated shares
         among the reports of p: a list of (estimates float64[keep'], fragments int64[keep']) with
@@ -572,13 +565,7 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
                 s = bytes(x[1:1 + x[0]])
                 if self.word_hash(s) == r:
                     found.append(s)
-        found = list(dict.fromkeys(found))
-        if not found:
-            return []
-        est = self.estimate(reports, found)
-        order = np.argsort(-est.estimate, kind="stable")[:top]
-        return [{"value": found[i], "estimate": float(est.estimate[i]), "stderr": float(est.stderr[i])}
-                for i in order]
+        return self.ranked(reports, list(dict.fromkeys(found)), top)
 
     def _valid_prefix(self, y):
         """y (an even prefix of a padded vector) can begin the vector of a string: a length byte

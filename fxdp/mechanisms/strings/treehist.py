@@ -49,7 +49,7 @@ from .._device import SRC_RNG, _init, u8, u32, u64
 from ..base import CConfig, Mechanism
 from ._strings import StringInput
 from .count_mean_sketch import HadamardCountMeanSketch, SketchCounts, _check_int
-from .prefix_extending import ITEM_BITS, MAX_LEVEL_CANDIDATES, PrefixExtending
+from .prefix_extending import MAX_LEVEL_CANDIDATES, PrefixExtending
 from .sequence_fragment_puzzle import _check_share
 
 SRC_TREEHIST = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_strhash.c", "fxdp_mech_local_hashing.c",
@@ -258,13 +258,6 @@ class TreeHist(StringInput, Mechanism):
         _, words = self.split_reports(reports)
         return self.word.estimate(SketchCounts(*self.word.sketch(words.astype(np.uint32))), candidates)
 
-    def estimate_rows(self, reports, truth=None):
-        """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of
-        ``m.candidates`` (a list set by the caller), else of the strings ``discover`` finds."""
-        if isinstance(truth, dict):
-            return self.estimate(reports, list(truth)).as_rows([float(v) for v in truth.values()])
-        return self.estimate(reports, getattr(self, "candidates", None)).as_rows(None)
-
     def discover(self, reports, top=10, threshold=None, z=4.0, keep=None):
         """The top strings found, most frequent first: rows {"value": bytes, "estimate", "stderr"}
         (the word reports' estimates).  Each level keeps the prefixes whose estimated share is at
@@ -295,13 +288,7 @@ class TreeHist(StringInput, Mechanism):
             cut = threshold if threshold is not None else z * float(np.sqrt(p.oracle.variance(0.0, n_t)))
             order = np.argsort(-est, kind="stable")[:keep]
             cands = [cands[i] for i in order if est[i] >= cut]
-        found = [bytes(c[1:1 + c[0]]) for c in cands]
-        if not found:
-            return []
-        est = self.estimate(reports, found)
-        order = np.argsort(-est.estimate, kind="stable")[:top]
-        return [{"value": found[i], "estimate": float(est.estimate[i]), "stderr": float(est.stderr[i])}
-                for i in order]
+        return self.ranked(reports, [bytes(c[1:1 + c[0]]) for c in cands], top)
 
 
 def make_treehist(max_length, epsilon, start=1, step=1, width=1024, hashes=1024, word_share=Fraction(1, 2),
@@ -326,4 +313,4 @@ EXPORT_CASES = {
 }
 EXPORT_VARIANTS = {'treehist_lazy'}
 
-__all__ = ["ITEM_BITS", "TreeHist", "make_treehist"]
+__all__ = ["TreeHist", "make_treehist"]
