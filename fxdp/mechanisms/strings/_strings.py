@@ -4,6 +4,7 @@ byte string of 1..max_length bytes (a str is UTF-8 encoded), in the device form 
 simulate``, the demo and the error plot."""
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -11,6 +12,28 @@ import numpy as np
 from ... import strhash
 
 SYNTHETIC_WORDS = 64           # the synthetic population: Zipf(1) over b"word-00" .. b"word-63"
+
+
+def check_epsilon(epsilon, hi):
+    """A requested epsilon in (0, hi] (int, float, Fraction or numpy number), as a Fraction."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction, np.integer, np.floating)):
+        raise TypeError(f"epsilon must be a number in (0, {hi}], got {type(epsilon).__name__}")
+    if not (isinstance(epsilon, Fraction) or math.isfinite(float(epsilon))) or not 0 < epsilon <= hi:
+        raise ValueError(f"epsilon must be in (0, {hi}], got {epsilon}")
+    return Fraction(epsilon)
+
+
+def check_share(share, name):
+    """A share of the epsilon: a number in (0, 1), as a Fraction."""
+    if isinstance(share, bool) or not isinstance(share, (int, float, Fraction, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number in (0, 1), got {type(share).__name__}")
+    try:
+        value = Fraction(share)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number in (0, 1), got {share}") from None
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {share}")
+    return value
 
 
 class StringInput:
@@ -60,6 +83,13 @@ class StringInput:
         order = sorted(range(len(uniq)), key=lambda i: (-counts[i], strhash.row_bytes(uniq[i])))
         n = rows.shape[0]
         return {strhash.row_bytes(uniq[i]): Fraction(int(counts[i]), n) for i in order}
+
+    def privacy_map(self, d_in):
+        """The realized epsilon ``self._eps`` (rounded up) for d_in >= 1, 0 for d_in = 0: every
+        pair of strings is a pair of neighbours (a kind whose epsilon is another's has its own)."""
+        if d_in < 0:
+            raise ValueError(f"d_in must be >= 0, got {d_in}")
+        return 0.0 if d_in == 0 else self._eps
 
     def estimate_rows(self, reports, truth=None):
         """Rows {name, true, estimate, stderr}: of the candidates in truth ({string: share}), else of

@@ -63,7 +63,7 @@ from ...reports import AuditReport, Estimate
 from ...samplers import reference as ref
 from .._device import _p
 from ..base import Mechanism
-from ._strings import StringInput
+from ._strings import StringInput, check_epsilon
 
 MAX_LOG2_WIDTH = 16            # simulation: a report is m bits
 MAX_HASHES = 1 << 16
@@ -146,11 +146,7 @@ class CountMeanSketch(StringInput, Mechanism):
         if not isinstance(constant_time, bool):
             raise TypeError(f"constant_time must be a bool, got {type(constant_time).__name__}")
         self.constant_time = constant_time
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction, np.integer, np.floating)):
-            raise TypeError(f"epsilon must be a number in (0, 64], got {type(epsilon).__name__}")
-        if not (isinstance(epsilon, Fraction) or math.isfinite(float(epsilon))) or not 0 < epsilon <= 64:
-            raise ValueError(f"epsilon must be in (0, 64], got {epsilon}")
-        self.epsilon_requested = Fraction(epsilon)
+        self.epsilon_requested = check_epsilon(epsilon, 64)
         self.hash_key = strhash.parse_hash_key(hash_key)
         self._hash_key_arg = hash_key
         self.a_q = self._realize()
@@ -182,11 +178,6 @@ class CountMeanSketch(StringInput, Mechanism):
     def bits_per_report(self):
         """The hash index (ceil(log2 k) bits) and m bits."""
         return (self.hashes - 1).bit_length() + self.width
-
-    def privacy_map(self, d_in):
-        if d_in < 0:
-            raise ValueError(f"d_in must be >= 0, got {d_in}")
-        return 0.0 if d_in == 0 else self._eps
 
     def config(self):
         return {"width": self.width, "hashes": self.hashes, "epsilon": self.epsilon_requested,

@@ -60,7 +60,7 @@ from ...reports import AuditReport
 from ...samplers import reference as ref
 from .._device import SRC_RNG, _init, u8, u32
 from ..base import CConfig, Mechanism
-from ._strings import StringInput
+from ._strings import StringInput, check_epsilon, check_share
 from .count_mean_sketch import CountMeanSketch, HadamardCountMeanSketch, SketchCounts, SketchStatistic, _check_int
 
 SRC_SEQUENCE_FRAGMENT_PUZZLE = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_strhash.c",
@@ -76,19 +76,6 @@ FRAGMENT_CANDIDATES = 1 << 19         # fragments scored per kernel call (a bloc
 def _rot4(r):
     """The byte r with its nibbles swapped: the second fragment byte's mask."""
     return ((r << 4) | (r >> 4)) & 0xFF
-
-
-def _check_share(share, name="fragment_share"):
-    """A share of the epsilon: a number in (0, 1), as a Fraction."""
-    if isinstance(share, bool) or not isinstance(share, (int, float, Fraction, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number in (0, 1), got {type(share).__name__}")
-    try:
-        value = Fraction(share)
-    except (ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number in (0, 1), got {share}") from None
-    if not 0 < value < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {share}")
-    return value
 
 
 class PuzzleSketches:
@@ -149,12 +136,8 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
             if not isinstance(v, bool):
                 raise TypeError(f"{name} must be a bool, got {type(v).__name__}")
         self.hadamard, self.constant_time = hadamard, constant_time
-        self.fragment_share = _check_share(fragment_share)
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction, np.integer, np.floating)):
-            raise TypeError(f"epsilon must be a number in (0, 128], got {type(epsilon).__name__}")
-        if not 0 < epsilon <= 128 or epsilon != epsilon:
-            raise ValueError(f"epsilon must be in (0, 128], got {epsilon}")
-        self.epsilon_requested = Fraction(epsilon)
+        self.fragment_share = check_share(fragment_share, "fragment_share")
+        self.epsilon_requested = check_epsilon(epsilon, 128)
         self.hash_key = strhash.parse_hash_key(hash_key)
         self._hash_key_arg = hash_key
         self._widths = (width, hashes, fragment_width, fragment_hashes)
@@ -185,11 +168,6 @@ class SequenceFragmentPuzzle(StringInput, Mechanism):
     @property
     def bits_per_report(self):
         return (self.positions - 1).bit_length() + self.fragment.bits_per_report + self.word.bits_per_report
-
-    def privacy_map(self, d_in):
-        if d_in < 0:
-            raise ValueError(f"d_in must be >= 0, got {d_in}")
-        return 0.0 if d_in == 0 else self._eps
 
     def config(self):
         width, hashes, fw, fk = self._widths

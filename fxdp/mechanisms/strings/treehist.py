@@ -47,10 +47,9 @@ from ...conservative import log_up
 from ...reports import AuditReport
 from .._device import SRC_RNG, _init, u8, u32, u64
 from ..base import CConfig, Mechanism
-from ._strings import StringInput
+from ._strings import StringInput, check_epsilon, check_share
 from .count_mean_sketch import HadamardCountMeanSketch, SketchCounts, _check_int
 from .prefix_extending import MAX_LEVEL_CANDIDATES, PrefixExtending
-from .sequence_fragment_puzzle import _check_share
 
 SRC_TREEHIST = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_strhash.c", "fxdp_mech_local_hashing.c",
                           "fxdp_mech_prefix_extending.c", "fxdp_mech_unary_encoding.c",
@@ -68,12 +67,8 @@ class TreeHist(StringInput, Mechanism):
         for name, v in (("optimized", optimized), ("constant_time", constant_time)):
             if not isinstance(v, bool):
                 raise TypeError(f"{name} must be a bool, got {type(v).__name__}")
-        self.word_share = _check_share(word_share, "word_share")
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction, np.integer, np.floating)):
-            raise TypeError(f"epsilon must be a number in (0, 128], got {type(epsilon).__name__}")
-        if not 0 < epsilon <= 128 or epsilon != epsilon:
-            raise ValueError(f"epsilon must be in (0, 128], got {epsilon}")
-        self.epsilon_requested = Fraction(epsilon)
+        self.word_share = check_share(word_share, "word_share")
+        self.epsilon_requested = check_epsilon(epsilon, 128)
         self.constant_time, self.optimized = constant_time, optimized
         eps_w = self.epsilon_requested * self.word_share
         try:
@@ -102,11 +97,6 @@ class TreeHist(StringInput, Mechanism):
     @property
     def bits_per_report(self):
         return self.prefix.bits_per_report + self.word.bits_per_report
-
-    def privacy_map(self, d_in):
-        if d_in < 0:
-            raise ValueError(f"d_in must be >= 0, got {d_in}")
-        return 0.0 if d_in == 0 else self._eps
 
     def config(self):
         p, w = self.prefix, self.word
