@@ -800,6 +800,33 @@ typedef struct fxdp_treehist_cfg {
 fxdp_status fxdp_treehist(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const uint8_t *x, uint32_t *out);
 /* Constant time in the string and its length. */
 fxdp_status fxdp_treehist_ct(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const uint8_t *x, uint32_t *out);
+/* Hierarchical histogram (Cormode, Kulkarni and Srivastava, VLDB 2019) of a reading on a grid
+ * (fxdp_mech_hierarchical_histogram.c, reference fxdp/mechanisms/ranges/hierarchical_histogram.py):
+ * x = grid index in [0, 2^bits], leaf = min(x, 2^bits - 1).  t = uniform_below(levels) (_ct:
+ * uniform_below_ct, FXDP_ERR_RANGE when its budget runs out), node = leaf >> (bits - min(bits, (t + 1)
+ * log2_branching)); t < krr_levels: fxdp_rr of node over t_t = 2^min(bits, (t + 1) log2_branching)
+ * categories with weight rr_w0[t] out of 2^rr_k, out = (t, y, 0, 0); else fxdp_local_hashing[_ct] of node on
+ * lh (d = 2^bits), out = (t, a, b, y).  out[0..4) written only on FXDP_OK.
+ * 1 <= bits <= 16, 1 <= log2_branching <= 16, levels = ceil(bits / log2_branching), krr_levels <= levels
+ * (0 in the _ct form: the node is picked by a masked scan of every level), 1 <= rr_k <= 32,
+ * t_t <= 2^(rr_k - 1) and 0 < rr_w0[t] < 2^rr_k at the k-ary RR levels, lh valid with d = 2^bits when
+ * krr_levels < levels. */
+#define FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS 16u
+typedef struct fxdp_hierarchical_histogram_cfg {
+    fxdp_local_hashing_cfg lh;      /* the levels from krr_levels on: local hashing over d = 2^bits */
+    uint32_t rr_w0[FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS]; /* the k-ary RR levels' weight of the truth */
+    uint8_t rr_k;                   /* k-ary RR's weights are out of 2^rr_k                          */
+    uint8_t krr_levels;             /* the first krr_levels levels use k-ary RR                      */
+    uint8_t levels;                 /* ceil(bits / log2_branching)                                   */
+    uint8_t log2_branching;         /* branching 2^log2_branching                                    */
+    uint8_t bits;                   /* 2^bits leaves                                                 */
+} fxdp_hierarchical_histogram_cfg;
+/* Lazy (uniform_below, then the level's oracle: the bits used reveal the draws). */
+/* fleet: x 1u max 1u; out 4u max 4u */
+fxdp_status fxdp_hierarchical_histogram(fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time in x and the level: local hashing at every level, the node by a masked scan. */
+fxdp_status fxdp_hierarchical_histogram_ct(fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x,
+                                           uint32_t *out);
 /* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
  * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
  * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).

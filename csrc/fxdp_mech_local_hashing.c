@@ -20,29 +20,34 @@
  * depend only on the (published) seed draws, never on x.  out is written
  * only on FXDP_OK.
  */
-#include "fxdp_internal.h"
+#include "fxdp_mech_local_hashing.h"
 
 #define LH_P UINT32_C(0x7FFFFFFF)
 
-static fxdp_status lh_check(const fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, const uint32_t *out)
+int fxdp_i_local_hashing_ok(const fxdp_local_hashing_cfg *cfg)
 {
     uint64_t two_k, hi, prod;
 
-    if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
-        return FXDP_ERR_PARAM;
-    }
     if (cfg->bits < 2u || cfg->bits > 63u || cfg->g < 2u || cfg->g > FXDP_LOCAL_HASHING_MAX_G || cfg->d < 2u ||
         cfg->d > FXDP_LOCAL_HASHING_MAX_D || cfg->w == 0u) {
-        return FXDP_ERR_PARAM;
+        return 0;
     }
     two_k = UINT64_C(1) << cfg->bits;
     /* a_p + (g - 1) w == 2^bits and a_p > w; (g - 1) w in two halves, no overflow (g - 1 < 2^16) */
     hi = (uint64_t)(cfg->g - 1u) * (cfg->w >> 32);
     if ((hi >> 31) != 0u) {
-        return FXDP_ERR_PARAM;
+        return 0;
     }
     prod = (hi << 32) + (uint64_t)(cfg->g - 1u) * (cfg->w & UINT32_C(0xFFFFFFFF));
-    if (cfg->a_p >= two_k || prod >= two_k || cfg->a_p != two_k - prod || cfg->a_p <= cfg->w) {
+    return !(cfg->a_p >= two_k || prod >= two_k || cfg->a_p != two_k - prod || cfg->a_p <= cfg->w);
+}
+
+static fxdp_status lh_check(const fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, const uint32_t *out)
+{
+    if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
+        return FXDP_ERR_PARAM;
+    }
+    if (!fxdp_i_local_hashing_ok(cfg)) {
         return FXDP_ERR_PARAM;
     }
     if (*x >= cfg->d) {         /* members only; the same way for every valid input */

@@ -125,6 +125,8 @@ for _kind, _module, _exportable, _summary in (
     ("hybrid", _MECH + "readings.hybrid", True, "Hybrid mechanism (Piecewise or Duchi) for a bounded reading (grid)"),
     ("square_wave", _MECH + "readings.square_wave", True,
      "Square Wave mechanism for a bounded reading (grid), EMS distribution estimate"),
+    ("hierarchical_histogram", _MECH + "ranges.hierarchical_histogram", True,
+     "hierarchical histogram of a bounded reading (grid): ranges and quantiles, constrained inference"),
     ("numeric_multidim", _MECH + "readings.numeric_multidim", True,
      "k of d bounded readings (Wang et al. 2019), each through Duchi, Piecewise or Hybrid at epsilon / k"),
     ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),

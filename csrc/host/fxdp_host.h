@@ -102,6 +102,9 @@ fxdp_status fxdp_fleet_prefix_extending(const uint32_t seed[9], const uint64_t *
 fxdp_status fxdp_fleet_treehist(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                 uint32_t first_block, const fxdp_treehist_cfg *cfg, int ct, const uint8_t *x,
                                 uint32_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_hierarchical_histogram(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
+                                              uint32_t first_block, const fxdp_hierarchical_histogram_cfg *cfg, int ct, const uint32_t *x,
+                                              uint32_t *out, uint8_t *status, uint64_t *bits_used);
 fxdp_status fxdp_fleet_duchi(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                              uint32_t first_block, const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x,
                              uint8_t *out, uint8_t *status, uint64_t *bits_used);

@@ -246,6 +246,26 @@ void eva_treehist_ct(void)
             EVA_OR_NULL(treehist_out));
 }
 
+static fxdp_hierarchical_histogram_cfg hierarchical_histogram_cfg;
+static uint32_t hierarchical_histogram_x[1u];
+static uint32_t hierarchical_histogram_out[4u];
+
+void eva_hierarchical_histogram(void)
+{
+    eva_unknown(&hierarchical_histogram_cfg, sizeof hierarchical_histogram_cfg);
+    eva_unknown(hierarchical_histogram_x, sizeof hierarchical_histogram_x);
+    (void)fxdp_hierarchical_histogram(eva_rng_or_null(), EVA_OR_NULL(&hierarchical_histogram_cfg), EVA_OR_NULL(hierarchical_histogram_x),
+            EVA_OR_NULL(hierarchical_histogram_out));
+}
+
+void eva_hierarchical_histogram_ct(void)
+{
+    eva_unknown(&hierarchical_histogram_cfg, sizeof hierarchical_histogram_cfg);
+    eva_unknown(hierarchical_histogram_x, sizeof hierarchical_histogram_x);
+    (void)fxdp_hierarchical_histogram_ct(eva_rng_or_null(), EVA_OR_NULL(&hierarchical_histogram_cfg), EVA_OR_NULL(hierarchical_histogram_x),
+            EVA_OR_NULL(hierarchical_histogram_out));
+}
+
 static fxdp_duchi_cfg duchi_cfg;
 static uint32_t duchi_x[1u];
 static uint8_t duchi_out[1u];

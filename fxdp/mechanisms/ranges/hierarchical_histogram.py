@@ -1,0 +1,598 @@
+"""The hierarchical histogram (Cormode, Kulkarni and Srivastava, "Answering Range Queries Under
+Local Differential Privacy", VLDB 2019) of a bounded reading: range counts and quantiles with
+standard errors; the registered kind ``hierarchical_histogram`` (issue 35): the reference release,
+its privacy map and exact audit, the Numba fleet (``_kernels_hierarchical_histogram.py``), the wire
+codec and the server's estimators (constrained inference and quantiles: ``_ranges.py``).
+
+The grid and the leaves.  A reading lies in [lo, hi], on the numeric-reading family's grid
+(fxdp.mechanisms.readings._numeric): the device holds its grid index i in [0, N], N = 2^bits (the
+reading lo + i (hi - lo) / N).  The histogram's N leaves are the grid's intervals: leaf j holds the
+readings in [lo + j step, lo + (j + 1) step), the last one also hi, so a device's leaf is
+min(i, N - 1).  A host reading maps to the index of the interval holding it, floor((x - lo) N /
+(hi - lo)) clamped to [0, N] (``bin_indices``), not to the nearest level and not by the family's
+randomized rounding: a leaf is a bin, and a reading belongs to exactly one.
+
+The tree.  branching B = 2^b (a power of two, so a node is a shift of the leaf: no division on
+the device); h = ceil(bits / b) levels; level t (0 <= t < h) has d_t = 2^min(bits, (t + 1) b)
+nodes, and the leaf's node at level t is leaf >> (bits - log2 d_t).  The root (every device) is
+not reported: its share is 1.
+
+The release (the bits, in order).
+1. t = uniform_below(h) (``uniform_below_ct`` in the constant-time form): the level, independent
+   of the reading.
+2. The level's node through the level's frequency oracle at the full epsilon:
+   * k-ary randomized response over the d_t nodes (fxdp.mechanisms.oracles.randomized_response, its
+     lazy form: uniform_below(d_t - 1), then bernoulli_dyadic(w0, k)), report (t, y, 0, 0); or
+   * local hashing (OLH, fxdp.mechanisms.oracles.local_hashing: the seed a, b, then its response),
+     over the d_t nodes, report (t, a, b, y).
+   ``oracle="auto"`` takes, per level, whichever has the smaller closed-form variance at the
+   realized parameters (k-ary RR at the top levels, while d_t < about 3 e^eps + 2; OLH below);
+   "krr" or "olh" take one for every level.  OUE, whose variance OLH matches within its integer g,
+   is not offered: its report is d_t bits, up to 2^bits.
+   The constant-time form is local hashing at every level, drawn from one config over N items: its
+   constant-time release reads the same bits and runs the same instructions whatever the item
+   and however many nodes the level has, while k-ary RR's constant-time table scan grows with d_t,
+   which would reveal the level's size, and so the level, through the time.
+
+Privacy.  The level does not depend on the reading, so two readings' report probabilities differ
+only by the level's oracle: epsilon = the largest of the levels' realized epsilons, each at most
+the request (each oracle rounds toward more noise), over every pair of readings (the local epsilon).
+``exact_audit`` exhibits the level, two readings and a report that reach it.
+
+The server.  ``level_estimates``: each level's node shares from its n_t reports (k-ary RR's or
+local hashing's unbiased estimator); they estimate the population's shares (a device's level is
+uniform), with the variance of the oracle plus that of the group being a random sample.
+``estimate_range(reports, a, b)``: the share of devices whose reading's leaf lies in [leaf(a),
+leaf(b)], consistent (constrained inference, default) or unbiased (the sum of the fewest nodes
+covering it).  ``estimate_quantiles(reports, probs)``: the quantiles in the reading's units with
+95 % intervals.  ``estimate(reports)``: the quantiles p50, p90, p95, p99.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ...conservative import exp_interval, log_up
+from ...reports import AuditReport, Estimate, reports_array
+from ...samplers import reference as ref
+from ...validate import check_int
+from .._device import SRC_RNG, _ct_text, _init, u8, u32, u64
+from ..base import CConfig
+from ..oracles.local_hashing import LocalHashing
+from ..oracles.randomized_response import RandomizedResponse
+from ..readings._numeric import MAX_PROB_BITS, ROUND_BITS, GridNumeric, check_bits, fine_positions
+from . import _ranges
+from ._ranges import QuantileEstimate, Z_95
+
+MAX_BITS = 16                      # 2^16 leaves: local hashing's server scores every node of a level
+MAX_KRR_NODES = 1 << 16            # k-ary RR levels: at most 2^16 categories
+ORACLES = ("auto", "krr", "olh")
+DEFAULT_QUANTILES = (0.5, 0.9, 0.95, 0.99)
+SRC_HIERARCHICAL_HISTOGRAM = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_table.c", "fxdp_mech_rr.c",
+                                        "fxdp_mech_local_hashing.c", "fxdp_mech_hierarchical_histogram.c"]
+
+
+def bin_positions(values, lo, hi, n_steps):
+    """Readings -> int64 grid indices of the intervals holding them: floor((x - lo) N / (hi - lo))
+    clamped to [0, N] (N = n_steps), taken on the family's fixed-point position F (``fine_positions``:
+    32 fraction bits, so a reading on a grid level is on it, not a float's hair below); ValueError
+    for NaN or infinite readings."""
+    return fine_positions(values, lo, hi, n_steps) >> ROUND_BITS
+
+
+class HierarchicalHistogram(GridNumeric):
+    """The hierarchical histogram of a reading (see the module docstring)."""
+    kind = "hierarchical_histogram"
+    report_dtype = "int64"
+
+    def __init__(self, lo, hi, epsilon, branching=4, bits=12, oracle="auto", constant_time=False,
+                 prob_bits=MAX_PROB_BITS):
+        self._check_args(lo, hi, epsilon, check_bits("bits", bits, 1, MAX_BITS), constant_time, prob_bits)
+        b = check_int("branching", branching, 2, 1 << 16)
+        if b & (b - 1):
+            lower = 1 << (b.bit_length() - 1)
+            raise ValueError(f"branching must be a power of two in [2, 65536] (a node is a shift of the leaf on the "
+                             f"device), got {b}; the nearest valid values are {lower} and {2 * lower}")
+        if oracle not in ORACLES:
+            raise ValueError(f"oracle must be one of {', '.join(map(repr, ORACLES))}, got {oracle!r}")
+        if constant_time and oracle == "krr":
+            raise ValueError("oracle = 'krr' has no constant-time form here: k-ary RR's constant-time scan grows "
+                             "with the level's size and would reveal the level; use oracle = 'olh' or 'auto' "
+                             "(local hashing at every level)")
+        self.branching, self.log2_branching, self.oracle = b, b.bit_length() - 1, oracle
+        self._args.update({"branching": b, "oracle": oracle})
+        self.levels = -(-self.bits // self.log2_branching)
+        self.sizes = [1 << min(self.bits, (t + 1) * self.log2_branching) for t in range(self.levels)]
+        self.shifts = [self.bits - s.bit_length() + 1 for s in self.sizes]
+        eps = self.epsilon_requested
+        try:
+            self.lh = LocalHashing(self.N, eps, True, constant_time, self.prob_bits)
+            lh_error = None
+        except ValueError as e:                  # epsilon past local hashing's g <= 2^16: k-ary RR only
+            self.lh, lh_error = None, e
+        self.rr = []
+        if not constant_time and oracle != "olh":
+            lo_e, _ = exp_interval(eps)
+            for t, d in enumerate(self.sizes):
+                if d > MAX_KRR_NODES:
+                    break
+                try:
+                    rr = RandomizedResponse(range(d), Fraction(lo_e) / (lo_e + d - 1), False, min(self.prob_bits, 32))
+                except ValueError as e:
+                    if oracle == "krr":
+                        raise ValueError(f"oracle = 'krr': level {t} ({d} nodes) cannot be realized: {e}") from None
+                    break
+                if oracle == "auto" and self.lh is not None \
+                        and float(rr.variance(0.0, 1)) >= float(self.lh.variance(0.0, 1)):
+                    break
+                self.rr.append(rr)
+        if oracle == "krr" and len(self.rr) < self.levels:
+            raise ValueError(f"oracle = 'krr': level {len(self.rr)} has {self.sizes[len(self.rr)]} nodes, more than "
+                             f"k-ary RR's {MAX_KRR_NODES}")
+        if len(self.rr) < self.levels and self.lh is None:
+            raise ValueError(f"epsilon = {float(eps)!r}: level {len(self.rr)} ({self.sizes[len(self.rr)]} nodes) "
+                             f"needs local hashing, which cannot realize it: {lh_error}")
+        self.krr_levels = len(self.rr)
+        self._ratio = max([Fraction(r.w0, r.w) for r in self.rr]
+                          + ([self.lh._ratio] if self.krr_levels < self.levels else []))
+        self._eps = log_up(self._ratio)
+
+    # --- description
+    @property
+    def output_domain(self):
+        return (f"(level t in [0, {self.levels}), then k-ary RR's (y, 0, 0) for t < {self.krr_levels} or local "
+                f"hashing's (a, b, y))")
+
+    @property
+    def bits_per_report(self):
+        rr = [max(1, (d - 1).bit_length()) for d in self.sizes[: self.krr_levels]]
+        lh = [self.lh.bits_per_report] if self.krr_levels < self.levels else []
+        return max(1, (self.levels - 1).bit_length()) + max(rr + lh)
+
+    def level_oracle(self, t):
+        """"krr" or "olh": the oracle of level t."""
+        return "krr" if t < self.krr_levels else "olh"
+
+    def realized(self):
+        return {"epsilon": self._eps, "levels": self.levels, "nodes": list(self.sizes),
+                "oracles": [self.level_oracle(t) for t in range(self.levels)],
+                "krr": [r.realized() for r in self.rr],
+                "olh": self.lh.realized() if self.krr_levels < self.levels else None}
+
+    # --- readings -> grid indices: the interval holding the reading (module docstring)
+    def bin_indices(self, values):
+        """Readings -> int64 grid indices of the intervals holding them (readings outside [lo, hi]
+        clamped to the nearer end; ValueError for NaN or infinite readings)."""
+        self.grid_indices(values)                     # the shape and type checks
+        return bin_positions(np.asarray(values, dtype=np.float64), self._lo_f, self._hi_f, self.N)
+
+    def round_reading(self, src, x):
+        """One reading -> the grid index of its interval (draws nothing)."""
+        self.grid_index(x)
+        return int(bin_positions(np.array([float(x)]), self._lo_f, self._hi_f, self.N)[0])
+
+    def round_readings(self, values, seed, device_ids=None):
+        """n readings -> their intervals' grid indices (``bin_indices``; no randomness)."""
+        return self.bin_indices(values)
+
+    def fleet_inputs(self, values):
+        return self.bin_indices(values)
+
+    def leaf_of(self, indices):
+        i = np.asarray(indices, dtype=np.int64)
+        return np.minimum(i, self.N - 1)
+
+    # --- the release
+    def release(self, src, x):
+        """(t, u, v, y) for grid index x: the level, then its oracle's report of the level's node
+        ((y, 0, 0) from k-ary RR, (a, b, y) from local hashing)."""
+        t = ref.uniform_below_ct(src, self.levels) if self.constant_time else ref.uniform_below(src, self.levels)
+        node = min(x, self.N - 1) >> self.shifts[t]
+        if t < self.krr_levels:
+            return (int(t), int(self.rr[t].release_index(src, node)), 0, 0)
+        a, b, y = self.lh._release(src, node)
+        return (int(t), a, b, y)
+
+    def release_output(self, out):
+        return tuple(int(v) for v in out)
+
+    def _fleet_params(self):
+        rr_t = np.zeros(self.levels, np.uint64)
+        rr_w0 = np.zeros(self.levels, np.uint64)
+        for t, r in enumerate(self.rr):
+            rr_t[t], rr_w0[t] = r.t, r.w0
+        rr_k = self.rr[0].bits if self.rr else 32
+        return rr_t, rr_w0, rr_k
+
+    def run_fleet(self, key, ids, first_block, x, status, bits):
+        from ._kernels_hierarchical_histogram import fleet_hierarchical_histogram
+        lh = self.lh
+        a_p, w, lbits, g, prime = (lh.a_p, lh.w, lh.bits, lh.g, lh.prime) if lh is not None else (0, 0, 0, 2, 3)
+        rr_t, rr_w0, rr_k = self._fleet_params()
+        out = np.zeros((x.shape[0], 4), np.int64)
+        fleet_hierarchical_histogram(key, ids, first_block, np.uint64(self.levels), np.array(self.shifts, np.int64),
+                                     np.int64(self.krr_levels), rr_t, rr_w0, np.uint64(rr_k), np.uint64(a_p),
+                                     np.uint64(w), np.uint64(lbits), np.uint64(g), np.uint64(prime),
+                                     bool(self.constant_time), np.int64(self.N), x, out, status, bits)
+        return out
+
+    def fleet_outputs(self, out):
+        return out
+
+    def simulate(self, values, seed, device_ids=None):
+        """Fleet simulation: readings -> their intervals' grid indices (``bin_indices``), then device
+        i's release on the keyed stream (seed, device_ids[i], stream 0), bit for bit as
+        ``release``.  Returns an n x 4 int64 array of (t, u, v, y)."""
+        return self.simulate_device(self.bin_indices(values), seed, device_ids)
+
+    def report_fields(self):
+        from .._wire import ReportField
+        has_lh = self.krr_levels < self.levels
+        p, g = (self.lh.prime, self.lh.g) if has_lh else (1, 1)
+        u_hi = max([p - 1] * has_lh + [d - 1 for d in self.sizes[: self.krr_levels]])
+        return [ReportField("t", 1, 0, self.levels - 1), ReportField("u", 1, 0, u_hi),
+                ReportField("v", 1, 0, p - 1), ReportField("y", 1, 0, g - 1)]
+
+    # --- the device form (csrc/fxdp_mech_hierarchical_histogram.c)
+    def _cfg_fields(self):
+        lh = self.lh
+        w0 = [r.w0 for r in self.rr] + [0] * (MAX_BITS - self.krr_levels)
+        lh_fields = ({"a_p": lh.a_p, "w": lh.w, "d": lh.d, "g": lh.g, "bits": lh.bits}
+                     if self.krr_levels < self.levels else {"a_p": 0, "w": 0, "d": 0, "g": 0, "bits": 0})
+        return {"lh": lh_fields, "rr_w0": w0, "rr_k": self.rr[0].bits if self.rr else 0,
+                "krr_levels": self.krr_levels, "levels": self.levels, "log2_branching": self.log2_branching,
+                "bits": self.bits}
+
+    def device_spec(self, dim=None):
+        """The C device form: grid index in, (t, u, v, y) out (keys: fxdp.mechanisms.base)."""
+        f = self._cfg_fields()
+        lh = _init([("a_p", u64(f["lh"]["a_p"])), ("w", u64(f["lh"]["w"])), ("d", u32(f["lh"]["d"])),
+                    ("g", u32(f["lh"]["g"])), ("bits", u8(f["lh"]["bits"]))])
+        w0 = "{ " + ", ".join(u32(v) for v in f["rr_w0"]) + " }"
+        ct = self.constant_time
+        oracles = ", ".join(f"{self.level_oracle(t)} ({d})" for t, d in enumerate(self.sizes))
+        return {
+            "c_function": "fxdp_hierarchical_histogram" + ("_ct" if ct else ""),
+            "cfg_type": "fxdp_hierarchical_histogram_cfg",
+            "cfg_init": _init([("lh", lh), ("rr_w0", w0), ("rr_k", u8(f["rr_k"])), ("krr_levels", u8(f["krr_levels"])),
+                               ("levels", u8(f["levels"])), ("log2_branching", u8(f["log2_branching"])),
+                               ("bits", u8(f["bits"]))]),
+            "tables": [],
+            "input": {"ctype": "uint32_t", "count": 1, "meaning": f"the grid index in [0, {self.N}]"},
+            "output": {"ctype": "uint32_t", "count": 4,
+                       "meaning": "(t, y, 0, 0) at a k-ary RR level, (t, a, b, y) at a local hashing level"},
+            "sources": list(SRC_HIERARCHICAL_HISTOGRAM),
+            "summary": (f"hierarchical histogram on [{self.lo}, {self.hi}], 2^{self.bits} leaves, branching "
+                        f"{self.branching}: one of {self.levels} levels, its node by {oracles}; epsilon <= "
+                        f"{self.epsilon!r}; "
+                        + ("constant time in the reading and the level (local hashing's seed: 62 bits unless a "
+                           "retry, p < 2^-29)" if ct else _ct_text(False, 0))),
+        }
+
+    def c_config(self, dim=None):
+        from ... import native
+        cfg = native.ffi.new("fxdp_hierarchical_histogram_cfg *", self._cfg_fields())
+        return CConfig(cfg, [], "fxdp_hierarchical_histogram" + ("_ct" if self.constant_time else ""),
+                       self.constant_time, "uint32_t", np.uint32, out_ctype="uint32_t", out_dtype=np.uint32,
+                       out_count=4)
+
+    # --- the exact audit
+    def report_pmf(self, report, i):
+        """P(report | grid index i), exactly."""
+        t, u, v, y = (int(c) for c in report)
+        if not 0 <= t < self.levels:
+            return Fraction(0)
+        node = min(int(i), self.N - 1) >> self.shifts[t]
+        if t < self.krr_levels:
+            r = self.rr[t]
+            if v or y or not 0 <= u < r.t:
+                return Fraction(0)
+            return Fraction(r.w0 if u == node else r.w, self.levels << r.bits)
+        lh = self.lh
+        if not (1 <= u < lh.prime and 0 <= v < lh.prime and 0 <= y < lh.g):
+            return Fraction(0)
+        seed = Fraction(1, self.levels * lh.prime * (lh.prime - 1))
+        return seed * (lh.p if y == lh.hash(u, v, node) else lh.q)
+
+    def output_pmf(self, x):
+        """The exact report distribution of grid index x (k-ary RR levels only: local hashing's
+        seeds are P (P - 1) outputs; ``exact_audit`` has the closed form)."""
+        if self.krr_levels < self.levels:
+            raise ValueError("output_pmf enumerates k-ary RR levels only (oracle = 'krr'); local hashing's reports "
+                             "number P (P - 1) g per level: fxdp.audit gives the closed form")
+        x = self.check_release_input(x)
+        return {(t, u, 0, 0): self.report_pmf((t, u, 0, 0), x) for t in range(self.levels) for u in range(self.sizes[t])}
+
+    def exact_audit(self, d_in=1):
+        """Closed form: the worst ratio is the worst level's oracle ratio (the level is independent
+        of the reading).  The witness: grid indices 0 and N (their leaves differ at every level), at
+        the level with the largest ratio, and a report where the oracle's p meets its q."""
+        if d_in == 0:
+            return AuditReport(repr(self), 0.0, 0.0, {}, "closed form (level uniform, then the level's oracle)",
+                               d_in=0)
+        ratios = [Fraction(r.w0, r.w) for r in self.rr] + ([self.lh._ratio] * (self.levels - self.krr_levels)
+                                                          if self.krr_levels < self.levels else [])
+        t = max(range(self.levels), key=lambda k: ratios[k])
+        node = (self.N - 1) >> self.shifts[t]
+        if t < self.krr_levels:
+            report = (t, 0, 0, 0)
+        else:
+            lh = self.lh
+            # a seed separating the two nodes: a x + b wraps mod P for a near P (node 3 and g = 3 need it)
+            a, b = next((a, b) for a in [*range(1, 65), *range(lh.prime - 1, lh.prime - 65, -1)] for b in range(64)
+                        if lh.hash(a, b, node) != lh.hash(a, b, 0))
+            report = (t, a, b, lh.hash(a, b, 0))
+        ratio = self.report_pmf(report, 0) / self.report_pmf(report, self.N)
+        return AuditReport(repr(self), self._eps, log_up(ratio),
+                           {"x": 0, "x_prime": self.N, "report": list(report), "level": t,
+                            "oracle": self.level_oracle(t), "ratio": str(ratio)},
+                           "closed form (level uniform, then the level's oracle)", d_in=d_in)
+
+    # --- the server: each level's node shares
+    def split_levels(self, reports):
+        """Each level's reports, validated: [int64 [n_t, 3]] of (u, v, y).  A report out of its
+        level's ranges (a corrupted file) is a ValueError naming it, never a silent estimate."""
+        r = reports_array(reports)
+        if r.ndim != 2 or r.shape[1] != 4 or r.shape[0] == 0 or r.dtype.kind not in "ui":
+            raise ValueError("reports must be an n x 4 integer array of (t, u, v, y), n >= 1")
+        r = r.astype(np.int64)
+        t = r[:, 0]
+        if t.min() < 0 or t.max() >= self.levels:
+            raise ValueError(f"reports: level t must be in [0, {self.levels}), got {int(t[(t < 0) | (t >= self.levels)][0])}")
+        out = []
+        for k in range(self.levels):
+            rows = r[t == k, 1:]
+            if k < self.krr_levels:
+                bad = (rows[:, 0] < 0) | (rows[:, 0] >= self.sizes[k]) | (rows[:, 1] != 0) | (rows[:, 2] != 0)
+                what = f"(y, 0, 0) with y in [0, {self.sizes[k]})"
+            else:
+                p, g = self.lh.prime, self.lh.g
+                bad = ((rows[:, 0] < 1) | (rows[:, 0] >= p) | (rows[:, 1] < 0) | (rows[:, 1] >= p) | (rows[:, 2] < 0)
+                       | (rows[:, 2] >= g))
+                what = f"(a, b, y) with a in [1, {p}), b in [0, {p}), y in [0, {g})"
+            if bad.any():
+                raise ValueError(f"reports: a level-{k} report must be {what}, got {rows[bad][0].tolist()}")
+            out.append(rows)
+        return out
+
+    def level_counts(self, reports):
+        """The sufficient statistic: per level, (support counts of its d_t nodes, n_t)."""
+        counts = []
+        for k, rows in enumerate(self.split_levels(reports)):
+            if k < self.krr_levels:
+                c = np.bincount(rows[:, 0], minlength=self.sizes[k]).astype(np.int64)
+            elif rows.shape[0]:
+                c, _ = self.lh.support_counts(rows, range(0, self.sizes[k]))
+                c = np.asarray(c, np.int64)
+            else:
+                c = np.zeros(self.sizes[k], np.int64)
+            counts.append((c, int(rows.shape[0])))
+        return counts
+
+    def _pq(self, t):
+        if t < self.krr_levels:
+            r = self.rr[t]
+            p = float(r.p_realized)
+            return p, (1 - p) / (r.t - 1)
+        return float(self.lh.p), float(self.lh.q_star)
+
+    def level_estimates(self, counts):
+        """Per level: the unbiased node shares (S / n_t - q) / (p - q) (zeros for a level with no
+        reports), from ``level_counts``."""
+        out = []
+        for t, (c, n_t) in enumerate(counts):
+            p, q = self._pq(t)
+            out.append((c / n_t - q) / (p - q) if n_t else np.zeros(self.sizes[t]))
+        return out
+
+    def level_variances(self, counts):
+        """Per level, the data-independent weight of constrained inference: a node's variance at
+        its average share 1 / d_t (the oracle's closed form at n_t, plus the group's sampling
+        term); inf for a level with no reports."""
+        n = sum(n_t for _, n_t in counts)
+        out = []
+        for t, (_, n_t) in enumerate(counts):
+            out.append(float(self._node_variance(t, np.array([1.0 / self.sizes[t]]), n_t, n)[0]) if n_t else math.inf)
+        return out
+
+    def _node_variance(self, t, f, n_t, n):
+        p, q = self._pq(t)
+        f = np.clip(np.asarray(f, np.float64), 0.0, 1.0)
+        oracle = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n_t * (p - q) ** 2)
+        return oracle + f * (1 - f) * (1.0 / n_t - 1.0 / n)
+
+    def weighted_variance(self, t, w, f, n_t, n):
+        """Var(w . f_t) of level t's estimates for node weights w, at true shares f (the estimates,
+        clipped): k-ary RR's exactly (its reports are one multinomial draw per device), local
+        hashing's as the sum of the nodes' variances (its estimates are uncorrelated up to the
+        hash's collision term), plus the group's sampling variance."""
+        if n_t == 0:
+            return math.inf if np.any(w) else 0.0
+        f = np.clip(np.asarray(f, np.float64), 0.0, 1.0)
+        f = f / f.sum() if f.sum() > 0 else np.full(f.shape, 1.0 / f.shape[0])
+        w = np.asarray(w, np.float64)
+        p, q = self._pq(t)
+        sampling = (float(f @ (w * w)) - float(f @ w) ** 2) * (1.0 / n_t - 1.0 / n)
+        if t < self.krr_levels:
+            pi = f * (p - q) + q
+            wsum = float(w.sum())
+            per = float(pi @ (w * w)) - float(f @ (w * (p - q) + q * wsum) ** 2)
+            return max(per, 0.0) / (n_t * (p - q) ** 2) + sampling
+        oracle = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n_t * (p - q) ** 2)
+        return float(oracle @ (w * w)) + sampling
+
+    # --- range queries
+    def leaf_range(self, a, b):
+        """The leaves of readings a <= b: (leaf(a), leaf(b)); ValueError for a > b or non-finite."""
+        for name, v in (("a", a), ("b", b)):
+            if isinstance(v, bool) or not isinstance(v, (int, float, Fraction, np.integer, np.floating)) \
+                    or not math.isfinite(float(v)):
+                raise ValueError(f"{name} must be a finite reading (a number), got {v!r}")
+        if float(a) > float(b):
+            raise ValueError(f"a must be at most b, got a = {a!r} > b = {b!r}")
+        ia, ib = self.leaf_of(bin_positions(np.array([float(a), float(b)]), self._lo_f, self._hi_f, self.N))
+        return int(ia), int(ib)
+
+    def _fit(self, counts):
+        est = self.level_estimates(counts)
+        var = self.level_variances(counts)
+        if all(v == math.inf for v in var):
+            raise ValueError("reports: no reports to estimate from")
+        return est, var
+
+    def range_from_counts(self, counts, a, b, consistent=True):
+        lo_leaf, hi_leaf = self.leaf_range(a, b)
+        est, var = self._fit(counts)
+        n = sum(n_t for _, n_t in counts)
+        if consistent:
+            fit = _ranges.consistent(est, var)
+            value = float(fit[-1][lo_leaf: hi_leaf + 1].sum())
+            weights = _ranges.consistent_weights(self.sizes, var, lo_leaf, hi_leaf)
+        else:
+            weights = [np.zeros(d) for d in self.sizes]
+            for t, node in _ranges.canonical_nodes(self.sizes, lo_leaf, hi_leaf):
+                weights[t][node] = 1.0
+            value = float(sum(w @ e for w, e in zip(weights, est)))
+            fit = _ranges.consistent(est, var)
+        se = math.sqrt(sum(self.weighted_variance(t, weights[t], fit[t], counts[t][1], n)
+                           for t in range(self.levels)))
+        return Estimate("range", value, se)
+
+    def estimate_range(self, reports, a, b, consistent=True):
+        """The share of devices whose reading's leaf lies in [leaf(a), leaf(b)]: the readings in
+        [lo + leaf(a) step, lo + (leaf(b) + 1) step) (hi included in the last leaf), as an Estimate
+        with its standard error; ``consistent`` (default) after constrained inference, else the
+        unbiased sum of the fewest nodes covering the range."""
+        return self.range_from_counts(self.level_counts(reports), a, b, consistent)
+
+    def quantiles_from_counts(self, counts, probs=DEFAULT_QUANTILES, z=Z_95):
+        probs = _ranges.check_probs(probs)
+        est, var = self._fit(counts)
+        n = sum(n_t for _, n_t in counts)
+        fit = _ranges.consistent(est, var)
+
+        def cdf_se(j):
+            w = _ranges.consistent_weights(self.sizes, var, 0, j)
+            return math.sqrt(sum(self.weighted_variance(t, w[t], fit[t], counts[t][1], n) for t in range(self.levels)))
+
+        pos, lower, upper = _ranges.quantile_positions(fit[-1], probs, cdf_se, z)
+        step = (self._hi_f - self._lo_f) / self.N
+        to_reading = lambda v: self._lo_f + step * v                     # noqa: E731
+        return QuantileEstimate("quantile", to_reading(pos), (upper - lower) * step / (2 * z),
+                                labels=[f"p{100 * q:g}" for q in probs], lower=to_reading(lower),
+                                upper=to_reading(upper), level=0.95 if z == Z_95 else None)
+
+    def estimate_quantiles(self, reports, probs=DEFAULT_QUANTILES):
+        """The quantiles of the readings at probs (each in (0, 1)), in the reading's units and the
+        order asked: a QuantileEstimate with 95 % intervals [lower, upper] (``_ranges``), after
+        constrained inference."""
+        return self.quantiles_from_counts(self.level_counts(reports), probs)
+
+    def estimate_cdf(self, reports):
+        """(reading edges, CDF estimate, its standard errors) at the leaves' upper edges, after
+        constrained inference (the CDF is not made monotone here)."""
+        counts = self.level_counts(reports)
+        est, var = self._fit(counts)
+        n = sum(n_t for _, n_t in counts)
+        fit = _ranges.consistent(est, var)
+        cdf = np.cumsum(fit[-1])
+        se = np.array([math.sqrt(sum(self.weighted_variance(t, w[t], fit[t], counts[t][1], n)
+                                     for t in range(self.levels)))
+                       for w in (_ranges.consistent_weights(self.sizes, var, 0, j) for j in range(self.N))])
+        edges = self._lo_f + (self._hi_f - self._lo_f) * np.arange(1, self.N + 1) / self.N
+        return edges, cdf, se
+
+    def estimate(self, reports):
+        """The quantiles p50, p90, p95, p99 (``estimate_quantiles``)."""
+        return self.estimate_quantiles(reports)
+
+    def estimate_rows(self, reports, truth=None):
+        return self.estimate(reports).as_rows(truth)
+
+    def report_statistic(self):
+        """Per-level support counts (``LevelCounts``): O(sum of d_t) memory, mergeable."""
+        return LevelCounts(self)
+
+    # --- truth and populations
+    def true_statistic(self, values):
+        """The readings' quantiles p50, p90, p95, p99 (numpy's inverted CDF: a reading of the
+        population), as ``estimate`` gives them."""
+        x = np.asarray(values, dtype=np.float64).reshape(-1)
+        self.grid_indices(x)
+        if x.size == 0:
+            raise ValueError("readings must not be empty")
+        return np.quantile(np.clip(x, self._lo_f, self._hi_f), list(DEFAULT_QUANTILES), method="inverted_cdf")
+
+    def true_range(self, values, a, b):
+        """The exact share of readings whose leaf lies in [leaf(a), leaf(b)] (what
+        ``estimate_range`` estimates)."""
+        lo_leaf, hi_leaf = self.leaf_range(a, b)
+        leaves = self.leaf_of(self.bin_indices(values))
+        return float(np.mean((leaves >= lo_leaf) & (leaves <= hi_leaf)))
+
+    def synthetic_population(self, devices, seed):
+        """Beta(2, 5)-distributed readings on the grid; the truth is their quantiles p50..p99."""
+        readings, _ = self.population(devices, seed, "skewed")
+        return readings, self.true_statistic(readings)
+
+    def worst_case_mse(self, n):          # not a mean estimator: the numeric chooser skips it
+        raise ValueError("the hierarchical histogram estimates ranges and quantiles, not a mean")
+
+
+class LevelCounts:
+    """The hierarchical histogram's mergeable sufficient statistic for ``fxdp estimate`` and Dask:
+    per level, its nodes' support counts and its number of reports (O(sum of d_t) memory, however
+    many reports); ``estimate_rows`` gives the quantiles as the in-memory estimate does."""
+
+    def __init__(self, mechanism):
+        self.m = mechanism
+        self.counts = [(np.zeros(d, np.int64), 0) for d in mechanism.sizes]
+
+    @property
+    def n(self) -> int:
+        return sum(n_t for _, n_t in self.counts)
+
+    def add(self, reports):
+        self.counts = [(c + c2, n + n2) for (c, n), (c2, n2) in zip(self.counts, self.m.level_counts(reports))]
+        return self
+
+    def merge(self, other):
+        self.counts = [(c + c2, n + n2) for (c, n), (c2, n2) in zip(self.counts, other.counts)]
+        return self
+
+    def estimate(self):
+        if self.n == 0:
+            raise ValueError("reports: no reports to estimate from")
+        return self.m.quantiles_from_counts(self.counts)
+
+    def estimate_rows(self, truth=None):
+        return self.estimate().as_rows(truth)
+
+
+def make_hierarchical_histogram(lo, hi, epsilon, branching=4, bits=12, oracle="auto", constant_time=False,
+                                prob_bits=MAX_PROB_BITS):
+    """The hierarchical histogram of a reading in [lo, hi] (lo < hi) on a grid of 2^bits leaves
+    (1 <= bits <= 16): one level of a tree of ``branching`` (a power of two) per device, reported
+    at epsilon in (0, 64] through k-ary randomized response or local hashing (``oracle``: "auto"
+    picks per level by closed-form variance; the constant-time form uses local hashing).  Ranges
+    (``m.estimate_range``) and quantiles (``m.estimate_quantiles``) with standard errors."""
+    return HierarchicalHistogram(lo, hi, epsilon, branching, bits, oracle, constant_time, prob_bits)
+
+
+README_ROWS = {
+    'hierarchical_histogram': ('Cormode, Kulkarni, Srivastava 2019',
+        '`lo = 0`, `hi = 80`, `epsilon = 2`, `branching = 4`, `bits = 8` (readings in [lo, hi]; ranges and quantiles)'),
+}
+
+# The export tests' configurations (tests/export_fake/cases.py); EXPORT_VARIANTS skip the AVR.
+EXPORT_CASES = {
+    # CT: local hashing at all 4 levels (exactly 128 + 62 + 32 bits unless a seed retry); lazy at eps 3:
+    # k-ary RR at the top 3 levels (4, 16, 64 nodes), local hashing at the leaves (its bits vary).
+    'hierarchical_histogram_ct': lambda: make_hierarchical_histogram(0, 80, 2, bits=8, constant_time=True),
+    'hierarchical_histogram_lazy': lambda: make_hierarchical_histogram(0, 80, 3, bits=8),
+}
+EXPORT_VARIANTS: set[str] = set()
+
+__all__ = ["HierarchicalHistogram", "make_hierarchical_histogram"]
