@@ -133,7 +133,6 @@ def test_constrained_inference_is_consistent_and_linear():
         assert leaves == list(range(lo, hi + 1))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kw", [dict(epsilon=1), dict(epsilon=4), dict(epsilon=2, oracle="krr")])
 def test_standard_errors_match_the_spread_of_repeated_fleets(kw):
     """200 fleets of 20,000 devices (seeds 0..199, one population): for a range and a CDF point,
