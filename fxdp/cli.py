@@ -5,7 +5,7 @@
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
     fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--candidates FILE] [--top K] [--json]
     fxdp audit CONFIG [--d-in N|all] [--json] [--plot FILE]
-    fxdp plot CONFIG {distribution,loss,error,account} --out FILE [--x X --x-prime X'] [--dpi N] [--json]
+    fxdp plot CONFIG {distribution,loss,error,account,cdf} --out FILE [--x X --x-prime X'] [--dpi N] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
     fxdp targets [--json]
     fxdp mechanisms [--json]
@@ -253,6 +253,10 @@ def cmd_plot(args):
         summary = {"kind": "loss", "x": r.x, "x_prime": r.x_prime, "d_in": r.d_in,
                    "epsilon_claimed": r.epsilon_claimed, "worst_output": r.worst_output,
                    "worst_loss": r.worst_loss}
+    elif args.kind == "cdf":
+        r = plots.plot_cdf(m, devices=args.devices, seed=args.seed, path=args.out, dpi=args.dpi)
+        summary = {"kind": "cdf", "devices": r.devices, "edges": len(r.edges), "coverage": r.coverage,
+                   "max_abs_error": float(abs(r.estimate - r.truth).max())}
     elif args.kind == "account":
         r = plots.plot_account(m, path=args.out, delta=args.delta, dpi=args.dpi)
         summary = {"kind": "account", "delta": r.delta, "sizes": list(r.sizes),
@@ -510,9 +514,10 @@ def build_parser():
     pl = _sub(sub, "plot", "plot a mechanism (matplotlib): output distribution, privacy loss, "
                            "estimator error against fleet size, deployment account")
     pl.add_argument("config", help=_CONFIG_HELP)
-    pl.add_argument("kind", choices=["distribution", "loss", "error", "account"],
+    pl.add_argument("kind", choices=["distribution", "loss", "error", "account", "cdf"],
                     help="distribution: output probabilities of two inputs; loss: privacy loss per output; "
-                         "error: estimator error against fleet size; account: central epsilon against fleet size")
+                         "error: estimator error against fleet size; account: central epsilon against fleet size; "
+                         "cdf: the estimated CDF of the readings with its band against the truth (range kinds)")
     pl.add_argument("--out", required=True, metavar="FILE", help="image file to write (.png, .svg, .pdf) (required)")
     pl.add_argument("--x", help="first input (default: the audit witness or a pair in the middle)")
     pl.add_argument("--x-prime", dest="x_prime", help="second (neighbouring) input (default: as --x)")
@@ -521,7 +526,9 @@ def build_parser():
     pl.add_argument("--repeats", type=int, default=5, metavar="N",
                     help="fleets per size for `error` (default: %(default)s)")
     pl.add_argument("--seed", type=int, default=0, metavar="S",
-                    help="key of the simulated streams for `error` (default: %(default)s)")
+                    help="key of the simulated streams for `error` and `cdf` (default: %(default)s)")
+    pl.add_argument("--devices", type=int, default=100_000, metavar="N",
+                    help="simulated devices for `cdf` (default: %(default)s)")
     pl.add_argument("--delta", type=float, default=1e-8, metavar="D",
                     help="delta of the central epsilon for `account` (default: %(default)s)")
     pl.add_argument("--dpi", type=int, default=130, metavar="N",

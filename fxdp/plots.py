@@ -474,6 +474,60 @@ def plot_estimator_error(m, sizes=(1000, 10_000, 100_000, 1_000_000), path="esti
     return ee
 
 
+@dataclass
+class CdfPlot:
+    """The data of a CDF plot: the estimated CDF at the reading edges with its standard errors,
+    and the simulated population's true CDF there."""
+    mechanism: str
+    devices: int
+    edges: np.ndarray
+    estimate: np.ndarray
+    stderr: np.ndarray
+    truth: np.ndarray
+    path: object = None
+
+    @property
+    def coverage(self):
+        """The share of edges whose true CDF lies in the drawn 95 % band."""
+        return float(np.mean(np.abs(self.estimate - self.truth) <= Z95 * self.stderr))
+
+
+def cdf(m, devices=100_000, seed=0):
+    """Simulate ``devices`` devices of m's synthetic population (seed) and estimate the CDF of their
+    readings (``m.estimate_cdf``: the kinds that estimate a distribution of readings)."""
+    check_mechanism(m, "cdf")
+    if not callable(getattr(m, "estimate_cdf", None)):
+        raise ValueError(f"{m.kind} does not estimate a CDF of readings (the range and quantile kinds do, "
+                         "e.g. hierarchical_histogram)")
+    devices = int(devices)
+    if devices < 2:
+        raise ValueError(f"devices must be >= 2, got {devices}")
+    values, _ = m.synthetic_population(devices, seed)
+    edges, est, se = m.estimate_cdf(m.simulate(values, seed))
+    return CdfPlot(repr(m), devices, edges, est, se, m.true_cdf(values, edges))
+
+
+def plot_cdf(m, devices=100_000, seed=0, path="cdf.png", dpi=None):
+    """Draw the estimated CDF with its 95 % band against the simulated population's true CDF, to
+    path; returns a CdfPlot (data + path)."""
+    plt = _plt()
+    c = cdf(m, devices, seed)
+    fig, ax = plt.subplots(1, 1, figsize=(7.5, 4.8))
+    ax.fill_between(c.edges, c.estimate - Z95 * c.stderr, c.estimate + Z95 * c.stderr, color="tab:blue",
+                    alpha=0.25, step="post", label="95 % band (estimate +- 1.96 standard errors)")
+    ax.step(c.edges, c.estimate, where="post", color="tab:blue", label="estimated CDF (constrained inference)")
+    ax.step(c.edges, c.truth, where="post", color="black", linestyle=":", label="true CDF of the simulated readings")
+    ax.set_xlabel("reading")
+    ax.set_ylabel("share of devices at or below")
+    ax.set_title(f"{_wrap(c.mechanism, 90)}\n{c.devices:,} simulated devices; the truth within the band at "
+                 f"{100 * c.coverage:.0f} % of the edges", fontsize=8)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, plt, path, dpi)
+    c.path = path
+    return c
+
+
 # ==========================================================================
 # the demo: each estimate against the truth
 # ==========================================================================

@@ -112,7 +112,8 @@ def run_page(page, tmp):
 
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\((img/[\w.-]+\.png)\)")
-GUIDE_IMAGES = {"docs/guide-data.md": {"error", "account"}, "docs/guide-audit.md": {"distribution", "loss"}}
+GUIDE_IMAGES = {"docs/guide-data.md": {"error", "account"}, "docs/guide-audit.md": {"distribution", "loss"},
+                "docs/guide-ranges.md": {"cdf"}}
 
 
 def png_size(data):

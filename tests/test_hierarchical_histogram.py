@@ -9,6 +9,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import fxdp
+
 from _grid_mech_checks import assert_counts_are_the_pmf, bit_string_counts
 from fxdp.bitsource import ChaCha20Source
 from fxdp.mechanisms.base import Mechanism
@@ -269,3 +271,20 @@ def test_the_c_form_refuses_every_bad_config_and_input_before_drawing():
 def test_an_entropy_failure_releases_nothing(ct, monkeypatch):
     from _grid_mech_checks import check_entropy_failure
     check_entropy_failure(make(0, 1, 2, bits=6, constant_time=ct), monkeypatch)
+
+
+def test_the_cdf_estimate_and_its_plot_data():
+    from fxdp import plots
+    m = make(0, 80, 4, bits=8)
+    c = plots.cdf(m, devices=50_000, seed=3)
+    assert c.edges.shape == c.estimate.shape == c.stderr.shape == c.truth.shape == (256,)
+    assert c.edges[0] == 80 / 256 and c.edges[-1] == 80 and abs(c.estimate[-1] - 1) < 1e-9 and c.stderr[-1] < 1e-6
+    assert (np.abs(c.estimate - c.truth) < 5 * c.stderr + 1e-9).all() and c.coverage > 0.8
+    # every edge's standard error is the range estimate's of [lo, edge]
+    reports = m.simulate(m.synthetic_population(50_000, 3)[0], 3)
+    edges, est, se = m.estimate_cdf(reports, points=5)
+    for e, v, s in zip(edges, est, se):
+        r = m.estimate_range(reports, 0, e - 1e-9)
+        assert r.estimate == pytest.approx(v, abs=1e-12) and r.stderr == pytest.approx(s, rel=1e-9)
+    with pytest.raises(ValueError, match="does not estimate a CDF"):
+        plots.cdf(fxdp.make_duchi(0, 1, 1))

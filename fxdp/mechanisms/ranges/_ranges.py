@@ -110,13 +110,17 @@ def canonical_nodes(sizes, lo, hi):
 
 def consistent_weights(sizes, variances, lo, hi):
     """Per-level arrays w with (consistent estimate of leaves lo..hi) = sum_t w_t . f_t + const
-    (module docstring: one fit of the pseudo-estimates S e with the root at 0)."""
-    g = [np.zeros(d) for d in sizes]
-    for t, node in canonical_nodes(sizes, lo, hi):
-        g[t][node] = variances[t]
+    (module docstring: one fit of the pseudo-estimates S e with the root at 0).  lo and hi may be
+    equal-length sequences: then each w_t is [Q, d_t], one row per range."""
+    los, his = np.atleast_1d(lo), np.atleast_1d(hi)
+    g = [np.zeros((los.shape[0], d)) for d in sizes]
+    for q, (a, b) in enumerate(zip(los, his)):
+        for t, node in canonical_nodes(sizes, int(a), int(b)):
+            g[t][q, node] = variances[t]
     x = consistent(g, variances, total=0.0)
     # node sums of the fit are its per-level arrays (the fit is consistent): w_t = (A C r)_t / s_t
-    return [x[t] / variances[t] for t in range(len(sizes))]
+    w = [x[t] / variances[t] for t in range(len(sizes))]
+    return w if np.ndim(lo) else [v[0] for v in w]
 
 
 def cdf_from_leaves(leaves):

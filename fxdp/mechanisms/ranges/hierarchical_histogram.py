@@ -404,24 +404,35 @@ class HierarchicalHistogram(GridNumeric):
         return oracle + f * (1 - f) * (1.0 / n_t - 1.0 / n)
 
     def weighted_variance(self, t, w, f, n_t, n):
-        """Var(w . f_t) of level t's estimates for node weights w, at true shares f (the estimates,
-        clipped): k-ary RR's exactly (its reports are one multinomial draw per device), local
-        hashing's as the sum of the nodes' variances (its estimates are uncorrelated up to the
-        hash's collision term), plus the group's sampling variance."""
+        """Var(w . f_t) of level t's estimates for node weights w (an array [d_t], or [Q, d_t] for Q
+        weightings at once), at true shares f (the estimates, clipped): k-ary RR's exactly (its
+        reports are one multinomial draw per device), local hashing's as the sum of the nodes'
+        variances (its estimates are uncorrelated up to the hash's collision term), plus the
+        group's sampling variance."""
+        w = np.asarray(w, np.float64)
         if n_t == 0:
-            return math.inf if np.any(w) else 0.0
+            return np.where(np.any(w != 0, axis=-1), math.inf, 0.0) if w.ndim > 1 else \
+                (math.inf if np.any(w) else 0.0)
         f = np.clip(np.asarray(f, np.float64), 0.0, 1.0)
         f = f / f.sum() if f.sum() > 0 else np.full(f.shape, 1.0 / f.shape[0])
-        w = np.asarray(w, np.float64)
         p, q = self._pq(t)
-        sampling = (float(f @ (w * w)) - float(f @ w) ** 2) * (1.0 / n_t - 1.0 / n)
+        w2 = w * w
+        sampling = (w2 @ f - (w @ f) ** 2) * (1.0 / n_t - 1.0 / n)
         if t < self.krr_levels:
             pi = f * (p - q) + q
-            wsum = float(w.sum())
-            per = float(pi @ (w * w)) - float(f @ (w * (p - q) + q * wsum) ** 2)
-            return max(per, 0.0) / (n_t * (p - q) ** 2) + sampling
+            wsum = w.sum(axis=-1)
+            # E over devices of (w_x (p - q) + q W)^2 = (p - q)^2 f.w^2 + 2 (p - q) q W f.w + q^2 W^2
+            second = (p - q) ** 2 * (w2 @ f) + 2 * (p - q) * q * wsum * (w @ f) + (q * wsum) ** 2
+            per = np.maximum(w2 @ pi - second, 0.0)
+            return per / (n_t * (p - q) ** 2) + sampling
         oracle = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n_t * (p - q) ** 2)
-        return float(oracle @ (w * w)) + sampling
+        return w2 @ oracle + sampling
+
+    def _stderr(self, counts, fit, var, lo, hi):
+        """Standard errors of the consistent estimates of leaves lo..hi (scalars or sequences)."""
+        w = _ranges.consistent_weights(self.sizes, var, lo, hi)
+        n = sum(n_t for _, n_t in counts)
+        return np.sqrt(sum(self.weighted_variance(t, w[t], fit[t], counts[t][1], n) for t in range(self.levels)))
 
     # --- range queries
     def leaf_range(self, a, b):
@@ -446,18 +457,17 @@ class HierarchicalHistogram(GridNumeric):
         lo_leaf, hi_leaf = self.leaf_range(a, b)
         est, var = self._fit(counts)
         n = sum(n_t for _, n_t in counts)
+        fit = _ranges.consistent(est, var)
         if consistent:
-            fit = _ranges.consistent(est, var)
             value = float(fit[-1][lo_leaf: hi_leaf + 1].sum())
-            weights = _ranges.consistent_weights(self.sizes, var, lo_leaf, hi_leaf)
+            se = float(self._stderr(counts, fit, var, lo_leaf, hi_leaf))
         else:
             weights = [np.zeros(d) for d in self.sizes]
             for t, node in _ranges.canonical_nodes(self.sizes, lo_leaf, hi_leaf):
                 weights[t][node] = 1.0
             value = float(sum(w @ e for w, e in zip(weights, est)))
-            fit = _ranges.consistent(est, var)
-        se = math.sqrt(sum(self.weighted_variance(t, weights[t], fit[t], counts[t][1], n)
-                           for t in range(self.levels)))
+            se = math.sqrt(sum(self.weighted_variance(t, weights[t], fit[t], counts[t][1], n)
+                               for t in range(self.levels)))
         return Estimate("range", value, se)
 
     def estimate_range(self, reports, a, b, consistent=True):
@@ -470,12 +480,10 @@ class HierarchicalHistogram(GridNumeric):
     def quantiles_from_counts(self, counts, probs=DEFAULT_QUANTILES, z=Z_95):
         probs = _ranges.check_probs(probs)
         est, var = self._fit(counts)
-        n = sum(n_t for _, n_t in counts)
         fit = _ranges.consistent(est, var)
 
         def cdf_se(j):
-            w = _ranges.consistent_weights(self.sizes, var, 0, j)
-            return math.sqrt(sum(self.weighted_variance(t, w[t], fit[t], counts[t][1], n) for t in range(self.levels)))
+            return float(self._stderr(counts, fit, var, 0, j))
 
         pos, lower, upper = _ranges.quantile_positions(fit[-1], probs, cdf_se, z)
         step = (self._hi_f - self._lo_f) / self.N
@@ -490,19 +498,26 @@ class HierarchicalHistogram(GridNumeric):
         constrained inference."""
         return self.quantiles_from_counts(self.level_counts(reports), probs)
 
-    def estimate_cdf(self, reports):
-        """(reading edges, CDF estimate, its standard errors) at the leaves' upper edges, after
-        constrained inference (the CDF is not made monotone here)."""
+    def estimate_cdf(self, reports, points=None):
+        """(reading edges, CDF estimate, its standard errors) at the upper edges of ``points`` leaves
+        (default: every leaf up to 1,024 of them, else 1,024 evenly spaced), after constrained
+        inference (the CDF is not made monotone here)."""
         counts = self.level_counts(reports)
         est, var = self._fit(counts)
-        n = sum(n_t for _, n_t in counts)
         fit = _ranges.consistent(est, var)
-        cdf = np.cumsum(fit[-1])
-        se = np.array([math.sqrt(sum(self.weighted_variance(t, w[t], fit[t], counts[t][1], n)
-                                     for t in range(self.levels)))
-                       for w in (_ranges.consistent_weights(self.sizes, var, 0, j) for j in range(self.N))])
-        edges = self._lo_f + (self._hi_f - self._lo_f) * np.arange(1, self.N + 1) / self.N
+        k = min(self.N, 1024) if points is None else check_int("points", points, 1, self.N)
+        leaves = np.unique(np.linspace(0, self.N - 1, k).round().astype(np.int64))
+        cdf = np.cumsum(fit[-1])[leaves]
+        se = np.concatenate([self._stderr(counts, fit, var, np.zeros(len(c), np.int64), c)
+                             for c in np.array_split(leaves, max(1, len(leaves) // 256))])
+        edges = self._lo_f + (self._hi_f - self._lo_f) * (leaves + 1) / self.N
         return edges, cdf, se
+
+    def true_cdf(self, values, edges):
+        """The share of readings below each edge (the leaves' upper edges ``estimate_cdf`` gives)."""
+        x = np.sort(self.leaf_of(self.bin_indices(values)))
+        leaves = np.rint((np.asarray(edges) - self._lo_f) * self.N / (self._hi_f - self._lo_f)).astype(np.int64) - 1
+        return np.searchsorted(x, leaves, side="right") / x.shape[0]
 
     def estimate(self, reports):
         """The quantiles p50, p90, p95, p99 (``estimate_quantiles``)."""
