@@ -166,6 +166,11 @@ MECHANISMS = {
                                           lambda: M.make_sequence_fragment_puzzle(8, 32, 1024, 65536,
                                                                                   fragment_width=65536,
                                                                                   hadamard=True)),
+    "hierarchical_histogram_ct": ("hierarchical histogram, 12-bit grid, branching 4 (6 levels), OLH at every level, "
+                                  "eps=2, constant time",
+                                  lambda: M.make_hierarchical_histogram(0, 80, 2, bits=12, constant_time=True)),
+    "hierarchical_histogram": ("hierarchical histogram, 12-bit grid, branching 4 (6 levels), k-ary RR at 2 levels "
+                               "then OLH, eps=2, lazy", lambda: M.make_hierarchical_histogram(0, 80, 2, bits=12)),
     "treehist_ct": ("TreeHist strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, HCMS m=1024 k=1024 eps=4, "
                     "constant time", lambda: M.make_treehist(32, 8, constant_time=True)),
     "treehist": ("TreeHist strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, HCMS m=1024 k=1024 eps=4, lazy",

@@ -804,8 +804,8 @@ fxdp_status fxdp_treehist_ct(fxdp_rng *r, const fxdp_treehist_cfg *cfg, const ui
  * (fxdp_mech_hierarchical_histogram.c, reference fxdp/mechanisms/ranges/hierarchical_histogram.py):
  * x = grid index in [0, 2^bits], leaf = min(x, 2^bits - 1).  t = uniform_below(levels) (_ct:
  * uniform_below_ct, FXDP_ERR_RANGE when its budget runs out), node = leaf >> (bits - min(bits, (t + 1)
- * log2_branching)); t < krr_levels: fxdp_rr of node over t_t = 2^min(bits, (t + 1) log2_branching)
- * categories with weight rr_w0[t] out of 2^rr_k, out = (t, y, 0, 0); else fxdp_local_hashing[_ct] of node on
+ * log2_branching)); t < krr_levels: fxdp_rr's lazy release of node over t_t = 2^min(bits, (t + 1)
+ * log2_branching) categories with weight rr_w0[t] out of 2^rr_k, out = (t, y, 0, 0); else fxdp_local_hashing[_ct] of node on
  * lh (d = 2^bits), out = (t, a, b, y).  out[0..4) written only on FXDP_OK.
  * 1 <= bits <= 16, 1 <= log2_branching <= 16, levels = ceil(bits / log2_branching), krr_levels <= levels
  * (0 in the _ct form: the node is picked by a masked scan of every level), 1 <= rr_k <= 32,

@@ -6,7 +6,8 @@
  * Input: the grid index x in [0, 2^bits]; its leaf is min(x, 2^bits - 1).  Bits, in order: the level
  * t = uniform_below(levels) (_ct: uniform_below_ct), then the level's oracle on the leaf's node at that
  * level, leaf >> (bits - min(bits, (t + 1) log2_branching)): k-ary randomized response's lazy release
- * (fxdp_rr) for t < krr_levels, else local hashing's (fxdp_local_hashing[_ct] on cfg->lh).  Every
+ * for t < krr_levels (fxdp_rr's algorithm, drawn inline: uniform_below(d_t - 1), then
+ * bernoulli_dyadic(rr_w0[t], rr_k)), else local hashing's (fxdp_local_hashing[_ct] on cfg->lh).  Every
  * config field is checked before anything is drawn.  out[0..4) = (t, y, 0, 0) or (t, a, b, y), written
  * only on FXDP_OK.
  * The _ct form has no k-ary RR level (its constant-time scan would grow with the level's size): local
@@ -15,14 +16,15 @@
  */
 #include "fxdp_mech_local_hashing.h"
 
-static int hh_ok(const fxdp_hierarchical_histogram_cfg *cfg, int ct)
+/* 1 iff cfg is valid (fxdp.h); ct: no k-ary RR level.  Inlined into each entry point's check, so
+ * that a constant-time export carries no k-ary RR check. */
+FXDP_I_INLINE int hh_ok(const fxdp_hierarchical_histogram_cfg *cfg, int ct)
 {
     uint32_t t, used = 0;
-    uint64_t two_k;
 
     if (cfg->bits < 1u || cfg->bits > FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS || cfg->log2_branching < 1u ||
-        cfg->log2_branching > FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS || cfg->levels > FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS ||
-        cfg->krr_levels > cfg->levels) {
+        cfg->log2_branching > FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS ||
+        cfg->levels > FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS || cfg->krr_levels > cfg->levels) {
         return 0;
     }
     /* levels = ceil(bits / log2_branching), by subtraction (no divide) */
@@ -32,17 +34,17 @@ static int hh_ok(const fxdp_hierarchical_histogram_cfg *cfg, int ct)
     if (cfg->levels != t || (ct && cfg->krr_levels != 0u)) {
         return 0;
     }
-    if (cfg->krr_levels > 0u) {
+    if (!ct && cfg->krr_levels > 0u) {
         if (cfg->rr_k < 1u || cfg->rr_k > 32u) {
             return 0;
         }
-        two_k = UINT64_C(1) << cfg->rr_k;
         used = 0;
         for (t = 0; t < cfg->krr_levels && t < FXDP_HIERARCHICAL_HISTOGRAM_MAX_BITS; t++) {
             used += cfg->log2_branching;
-            /* the level's 2^min(bits, used) categories: at most 2^(rr_k - 1); 0 < w0 < 2^rr_k */
+            /* the level's 2^min(bits, used) categories: at most 2^(rr_k - 1); 0 < w0 < 2^rr_k (32-bit
+             * shifts only: rr_k = 32 admits every nonzero w0) */
             if ((used < cfg->bits ? used : cfg->bits) >= cfg->rr_k || cfg->rr_w0[t] == 0u ||
-                (uint64_t)cfg->rr_w0[t] >= two_k) {
+                (cfg->rr_k < 32u && (cfg->rr_w0[t] >> (cfg->rr_k & 31u)) != 0u)) {
                 return 0;
             }
         }
@@ -54,8 +56,8 @@ static int hh_ok(const fxdp_hierarchical_histogram_cfg *cfg, int ct)
     return 1;
 }
 
-static fxdp_status hh_check(const fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x,
-                            const uint32_t *out, int ct)
+FXDP_I_INLINE fxdp_status hh_check(const fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x,
+                                   const uint32_t *out, int ct)
 {
     if (r == NULL || cfg == NULL || x == NULL || out == NULL) {
         return FXDP_ERR_PARAM;
@@ -82,10 +84,34 @@ static uint32_t hh_leaf(const fxdp_hierarchical_histogram_cfg *cfg, uint32_t x)
     return x - (x >> cfg->bits);
 }
 
+/* k-ary RR of node over level t's 2^(bits - shift) nodes into out[1..4): fxdp_rr's lazy algorithm
+ * (OpenDP's: a uniform other node, then keep the truth w.p. rr_w0[t]/2^rr_k), drawn here rather than
+ * through fxdp_rr so that no config struct goes on the stack, and out of line so that its locals stay
+ * off the local hashing path's frame. */
+FXDP_I_OUTLINE static fxdp_status hh_krr(fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, uint32_t t,
+                                         uint32_t shift, uint32_t node, uint32_t *out)
+{
+    uint32_t s = 0;
+    uint8_t honest = 0;
+    fxdp_status st = fxdp_i_uniform_below_u32(r, (UINT32_C(1) << ((cfg->bits - shift) & 31u)) - 1u, &s);
+
+    if (st == FXDP_OK) {
+        s += (uint32_t)(s >= node);
+        /* rr_k <= 32 (checked): the mask only tells the analysis so */
+        st = fxdp_i_bernoulli_dyadic(r, cfg->rr_w0[t], cfg->rr_k & 63u, &honest);
+    }
+    if (st == FXDP_OK) {
+        out[1] = honest != 0u ? node : s;
+        out[2] = 0u;
+        out[3] = 0u;
+    }
+    return st;
+}
+
 fxdp_status fxdp_hierarchical_histogram(fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x,
                                         uint32_t *out)
 {
-    uint32_t t = 0, l, node, used = 0, y = 0;
+    uint32_t t = 0, l, shift, node, used = 0;
     fxdp_status st = hh_check(r, cfg, x, out, 0);
 
     if (st == FXDP_OK) {
@@ -97,20 +123,10 @@ fxdp_status fxdp_hierarchical_histogram(fxdp_rng *r, const fxdp_hierarchical_his
     for (l = 0; l <= t; l++) {                              /* (t + 1) log2_branching, no multiply */
         used += cfg->log2_branching;
     }
-    node = hh_leaf(cfg, *x) >> hh_shift(cfg, used);
+    shift = hh_shift(cfg, used);
+    node = hh_leaf(cfg, *x) >> shift;
     if (t < cfg->krr_levels) {
-        fxdp_rr_cfg rr;
-
-        rr.t = UINT32_C(1) << ((cfg->bits - hh_shift(cfg, used)) & 31u);
-        rr.w0 = cfg->rr_w0[t];
-        rr.k = cfg->rr_k;
-        rr.thresholds = NULL;                               /* the lazy form reads no table */
-        st = fxdp_rr(r, &rr, &node, &y);
-        if (st == FXDP_OK) {
-            out[1] = y;
-            out[2] = 0u;
-            out[3] = 0u;
-        }
+        st = hh_krr(r, cfg, t, shift, node, out);
     } else {
         st = fxdp_local_hashing(r, &cfg->lh, &node, out + 1);
     }

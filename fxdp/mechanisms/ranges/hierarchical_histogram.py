@@ -70,8 +70,8 @@ MAX_BITS = 16                      # 2^16 leaves: local hashing's server scores 
 MAX_KRR_NODES = 1 << 16            # k-ary RR levels: at most 2^16 categories
 ORACLES = ("auto", "krr", "olh")
 DEFAULT_QUANTILES = (0.5, 0.9, 0.95, 0.99)
-SRC_HIERARCHICAL_HISTOGRAM = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_table.c", "fxdp_mech_rr.c",
-                                        "fxdp_mech_local_hashing.c", "fxdp_mech_hierarchical_histogram.c"]
+SRC_HIERARCHICAL_HISTOGRAM = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_mech_local_hashing.c",
+                                        "fxdp_mech_hierarchical_histogram.c"]
 
 
 def bin_positions(values, lo, hi, n_steps):
