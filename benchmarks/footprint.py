@@ -171,6 +171,9 @@ MECHANISMS = {
                                   lambda: M.make_hierarchical_histogram(0, 80, 2, bits=12, constant_time=True)),
     "hierarchical_histogram": ("hierarchical histogram, 12-bit grid, branching 4 (6 levels), k-ary RR at 2 levels "
                                "then OLH, eps=2, lazy", lambda: M.make_hierarchical_histogram(0, 80, 2, bits=12)),
+    "haar_hrr_ct": ("HaarHRR, 12-bit grid (12 levels), eps=1, constant time",
+                    lambda: M.make_haar_hrr(0, 80, 1, bits=12, constant_time=True)),
+    "haar_hrr": ("HaarHRR, 12-bit grid (12 levels), eps=1, lazy", lambda: M.make_haar_hrr(0, 80, 1, bits=12)),
     "treehist_ct": ("TreeHist strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, HCMS m=1024 k=1024 eps=4, "
                     "constant time", lambda: M.make_treehist(32, 8, constant_time=True)),
     "treehist": ("TreeHist strings <= 32 B, byte prefixes (start 1, step 1), OLH eps=4, HCMS m=1024 k=1024 eps=4, lazy",

@@ -827,6 +827,23 @@ fxdp_status fxdp_hierarchical_histogram(fxdp_rng *r, const fxdp_hierarchical_his
 /* Constant time in x and the level: local hashing at every level, the node by a masked scan. */
 fxdp_status fxdp_hierarchical_histogram_ct(fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x,
                                            uint32_t *out);
+/* HaarHRR (Cormode, Kulkarni and Srivastava, VLDB 2019) of a reading on a grid (fxdp_mech_haar_hrr.c,
+ * reference fxdp/mechanisms/ranges/haar_hrr.py): x = grid index in [0, 2^bits], leaf = min(x, 2^bits - 1).
+ * l = uniform_below(bits) (_ct: uniform_below_ct, FXDP_ERR_RANGE when its budget runs out), j = l bits
+ * (_ct: the low l of bits - 1 bits), then binary RR of parity(j & (leaf >> (bits - l))) ^ (bit bits - l - 1
+ * of leaf) with keep = bernoulli_dyadic(a_p, prob_bits) (_ct: _ct).  out[0..3) = l, j, b, written only on
+ * FXDP_OK.  1 <= bits <= 16, 2 <= prob_bits <= 32, 2^(prob_bits - 1) < a_p < 2^prob_bits. */
+#define FXDP_HAAR_HRR_MAX_BITS 16u
+typedef struct fxdp_haar_hrr_cfg {
+    uint64_t a_p;                   /* keep the bit w.p. a_p / 2^prob_bits */
+    uint8_t prob_bits;
+    uint8_t bits;                   /* 2^bits leaves, bits Haar levels */
+} fxdp_haar_hrr_cfg;
+/* Lazy (uniform_below, l bits, bernoulli_dyadic: the bits used reveal the draws). */
+/* fleet: x 1u max 1u; out 3u max 3u */
+fxdp_status fxdp_haar_hrr(fxdp_rng *r, const fxdp_haar_hrr_cfg *cfg, const uint32_t *x, uint32_t *out);
+/* Constant time in x and the level: 128 + bits - 1 + prob_bits bits, masked scans. */
+fxdp_status fxdp_haar_hrr_ct(fxdp_rng *r, const fxdp_haar_hrr_cfg *cfg, const uint32_t *x, uint32_t *out);
 /* Duchi et al.'s one-bit mechanism (JASA 2018) on a grid: input x = grid index in [0, 2^bits]
  * (the reading lo + x (hi - lo) / 2^bits), output one bit y, P(y = 1) = num_x / 2^(prob_bits + bits),
  * num_x = (2^prob_bits - a_p) 2^bits + (2 a_p - 2^prob_bits) x (from 1 - p at x = 0 to p = a_p/2^prob_bits).

@@ -127,6 +127,8 @@ for _kind, _module, _exportable, _summary in (
      "Square Wave mechanism for a bounded reading (grid), EMS distribution estimate"),
     ("hierarchical_histogram", _MECH + "ranges.hierarchical_histogram", True,
      "hierarchical histogram of a bounded reading (grid): ranges and quantiles, constrained inference"),
+    ("haar_hrr", _MECH + "ranges.haar_hrr", True,
+     "HaarHRR: Haar coefficients of a bounded reading (grid) by Hadamard RR; ranges and quantiles"),
     ("numeric_multidim", _MECH + "readings.numeric_multidim", True,
      "k of d bounded readings (Wang et al. 2019), each through Duchi, Piecewise or Hybrid at epsilon / k"),
     ("laplace_fixed", _FINITE, True, "fixed-point Laplace with snapping and truncation (Gazeau et al.)"),

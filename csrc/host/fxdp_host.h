@@ -105,6 +105,9 @@ fxdp_status fxdp_fleet_treehist(const uint32_t seed[9], const uint64_t *device_i
 fxdp_status fxdp_fleet_hierarchical_histogram(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                                               uint32_t first_block, const fxdp_hierarchical_histogram_cfg *cfg, int ct, const uint32_t *x,
                                               uint32_t *out, uint8_t *status, uint64_t *bits_used);
+fxdp_status fxdp_fleet_haar_hrr(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
+                                uint32_t first_block, const fxdp_haar_hrr_cfg *cfg, int ct, const uint32_t *x,
+                                uint32_t *out, uint8_t *status, uint64_t *bits_used);
 fxdp_status fxdp_fleet_duchi(const uint32_t seed[9], const uint64_t *device_ids, size_t n,
                              uint32_t first_block, const fxdp_duchi_cfg *cfg, int ct, const uint32_t *x,
                              uint8_t *out, uint8_t *status, uint64_t *bits_used);

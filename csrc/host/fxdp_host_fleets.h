@@ -29,6 +29,7 @@ FLEET(local_hashing, fxdp_local_hashing, fxdp_local_hashing_cfg, uint32_t, uint3
 FLEET(prefix_extending, fxdp_prefix_extending, fxdp_prefix_extending_cfg, uint8_t, uint32_t, (size_t)cfg->max_len + 1u, 4u, FXDP_PREFIX_EXTENDING_MAX_X, 4u)
 FLEET(treehist, fxdp_treehist, fxdp_treehist_cfg, uint8_t, uint32_t, (size_t)cfg->prefix.max_len + 1u, 7u, FXDP_PREFIX_EXTENDING_MAX_X, 7u)
 FLEET(hierarchical_histogram, fxdp_hierarchical_histogram, fxdp_hierarchical_histogram_cfg, uint32_t, uint32_t, 1u, 4u, 1u, 4u)
+FLEET(haar_hrr, fxdp_haar_hrr, fxdp_haar_hrr_cfg, uint32_t, uint32_t, 1u, 3u, 1u, 3u)
 FLEET(duchi, fxdp_duchi, fxdp_duchi_cfg, uint32_t, uint8_t, 1u, 1u, 1u, 1u)
 FLEET(piecewise, fxdp_piecewise, fxdp_piecewise_cfg, uint32_t, uint32_t, 1u, 1u, 1u, 1u)
 FLEET(square_wave, fxdp_square_wave, fxdp_square_wave_cfg, uint32_t, uint32_t, 1u, 1u, 1u, 1u)

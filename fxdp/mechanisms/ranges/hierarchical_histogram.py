@@ -62,30 +62,20 @@ from .._device import SRC_RNG, _ct_text, _init, u8, u32, u64
 from ..base import CConfig
 from ..oracles.local_hashing import LocalHashing
 from ..oracles.randomized_response import RandomizedResponse
-from ..readings._numeric import MAX_PROB_BITS, ROUND_BITS, GridNumeric, check_bits, fine_positions
+from ..readings._numeric import MAX_PROB_BITS, check_bits
 from . import _ranges
-from ._ranges import QuantileEstimate, Z_95
+from ._reading import RangeReading, bin_positions
 
 MAX_BITS = 16                      # 2^16 leaves: local hashing's server scores every node of a level
 MAX_KRR_NODES = 1 << 16            # k-ary RR levels: at most 2^16 categories
 ORACLES = ("auto", "krr", "olh")
-DEFAULT_QUANTILES = (0.5, 0.9, 0.95, 0.99)
 SRC_HIERARCHICAL_HISTOGRAM = SRC_RNG + ["fxdp_uniform.c", "fxdp_bernoulli.c", "fxdp_mech_local_hashing.c",
                                         "fxdp_mech_hierarchical_histogram.c"]
 
 
-def bin_positions(values, lo, hi, n_steps):
-    """Readings -> int64 grid indices of the intervals holding them: floor((x - lo) N / (hi - lo))
-    clamped to [0, N] (N = n_steps), taken on the family's fixed-point position F (``fine_positions``:
-    32 fraction bits, so a reading on a grid level is on it, not a float's hair below); ValueError
-    for NaN or infinite readings."""
-    return fine_positions(values, lo, hi, n_steps) >> ROUND_BITS
-
-
-class HierarchicalHistogram(GridNumeric):
+class HierarchicalHistogram(RangeReading):
     """The hierarchical histogram of a reading (see the module docstring)."""
     kind = "hierarchical_histogram"
-    report_dtype = "int64"
 
     def __init__(self, lo, hi, epsilon, branching=4, bits=12, oracle="auto", constant_time=False,
                  prob_bits=MAX_PROB_BITS):
@@ -161,29 +151,6 @@ class HierarchicalHistogram(GridNumeric):
                 "krr": [r.realized() for r in self.rr],
                 "olh": self.lh.realized() if self.krr_levels < self.levels else None}
 
-    # --- readings -> grid indices: the interval holding the reading (module docstring)
-    def bin_indices(self, values):
-        """Readings -> int64 grid indices of the intervals holding them (readings outside [lo, hi]
-        clamped to the nearer end; ValueError for NaN or infinite readings)."""
-        self.grid_indices(values)                     # the shape and type checks
-        return bin_positions(np.asarray(values, dtype=np.float64), self._lo_f, self._hi_f, self.N)
-
-    def round_reading(self, src, x):
-        """One reading -> the grid index of its interval (draws nothing)."""
-        self.grid_index(x)
-        return int(bin_positions(np.array([float(x)]), self._lo_f, self._hi_f, self.N)[0])
-
-    def round_readings(self, values, seed, device_ids=None):
-        """n readings -> their intervals' grid indices (``bin_indices``; no randomness)."""
-        return self.bin_indices(values)
-
-    def fleet_inputs(self, values):
-        return self.bin_indices(values)
-
-    def leaf_of(self, indices):
-        i = np.asarray(indices, dtype=np.int64)
-        return np.minimum(i, self.N - 1)
-
     # --- the release
     def release(self, src, x):
         """(t, u, v, y) for grid index x: the level, then its oracle's report of the level's node
@@ -194,9 +161,6 @@ class HierarchicalHistogram(GridNumeric):
             return (int(t), int(self.rr[t].release_index(src, node)), 0, 0)
         a, b, y = self.lh._release(src, node)
         return (int(t), a, b, y)
-
-    def release_output(self, out):
-        return tuple(int(v) for v in out)
 
     def _fleet_params(self):
         rr_t = np.zeros(self.levels, np.uint64)
@@ -217,15 +181,6 @@ class HierarchicalHistogram(GridNumeric):
                                      np.uint64(w), np.uint64(lbits), np.uint64(g), np.uint64(prime),
                                      bool(self.constant_time), np.int64(self.N), x, out, status, bits)
         return out
-
-    def fleet_outputs(self, out):
-        return out
-
-    def simulate(self, values, seed, device_ids=None):
-        """Fleet simulation: readings -> their intervals' grid indices (``bin_indices``), then device
-        i's release on the keyed stream (seed, device_ids[i], stream 0), bit for bit as
-        ``release``.  Returns an n x 4 int64 array of (t, u, v, y)."""
-        return self.simulate_device(self.bin_indices(values), seed, device_ids)
 
     def report_fields(self):
         from .._wire import ReportField
@@ -434,24 +389,25 @@ class HierarchicalHistogram(GridNumeric):
         n = sum(n_t for _, n_t in counts)
         return np.sqrt(sum(self.weighted_variance(t, w[t], fit[t], counts[t][1], n) for t in range(self.levels)))
 
-    # --- range queries
-    def leaf_range(self, a, b):
-        """The leaves of readings a <= b: (leaf(a), leaf(b)); ValueError for a > b or non-finite."""
-        for name, v in (("a", a), ("b", b)):
-            if isinstance(v, bool) or not isinstance(v, (int, float, Fraction, np.integer, np.floating)) \
-                    or not math.isfinite(float(v)):
-                raise ValueError(f"{name} must be a finite reading (a number), got {v!r}")
-        if float(a) > float(b):
-            raise ValueError(f"a must be at most b, got a = {a!r} > b = {b!r}")
-        ia, ib = self.leaf_of(bin_positions(np.array([float(a), float(b)]), self._lo_f, self._hi_f, self.N))
-        return int(ia), int(ib)
-
     def _fit(self, counts):
         est = self.level_estimates(counts)
         var = self.level_variances(counts)
         if all(v == math.inf for v in var):
             raise ValueError("reports: no reports to estimate from")
         return est, var
+
+    def count_shapes(self):
+        return list(self.sizes)
+
+    def fit_leaves(self, counts):
+        """(the consistent leaf shares, (fit, var)): constrained inference on every level."""
+        est, var = self._fit(counts)
+        fit = _ranges.consistent(est, var)
+        return fit[-1], (fit, var)
+
+    def leaf_range_stderr(self, counts, state, lo, hi):
+        fit, var = state
+        return np.atleast_1d(self._stderr(counts, fit, var, lo, hi))
 
     def range_from_counts(self, counts, a, b, consistent=True):
         lo_leaf, hi_leaf = self.leaf_range(a, b)
@@ -475,116 +431,7 @@ class HierarchicalHistogram(GridNumeric):
         [lo + leaf(a) step, lo + (leaf(b) + 1) step) (hi included in the last leaf), as an Estimate
         with its standard error; ``consistent`` (default) after constrained inference, else the
         unbiased sum of the fewest nodes covering the range."""
-        return self.range_from_counts(self.level_counts(reports), a, b, consistent)
-
-    def quantiles_from_counts(self, counts, probs=DEFAULT_QUANTILES, z=Z_95):
-        probs = _ranges.check_probs(probs)
-        est, var = self._fit(counts)
-        fit = _ranges.consistent(est, var)
-
-        def cdf_se(j):
-            return float(self._stderr(counts, fit, var, 0, j))
-
-        pos, lower, upper = _ranges.quantile_positions(fit[-1], probs, cdf_se, z)
-        step = (self._hi_f - self._lo_f) / self.N
-        to_reading = lambda v: self._lo_f + step * v                     # noqa: E731
-        return QuantileEstimate("quantile", to_reading(pos), (upper - lower) * step / (2 * z),
-                                labels=[f"p{100 * q:g}" for q in probs], lower=to_reading(lower),
-                                upper=to_reading(upper), level=0.95 if z == Z_95 else None)
-
-    def estimate_quantiles(self, reports, probs=DEFAULT_QUANTILES):
-        """The quantiles of the readings at probs (each in (0, 1)), in the reading's units and the
-        order asked: a QuantileEstimate with 95 % intervals [lower, upper] (``_ranges``), after
-        constrained inference."""
-        return self.quantiles_from_counts(self.level_counts(reports), probs)
-
-    def estimate_cdf(self, reports, points=None):
-        """(reading edges, CDF estimate, its standard errors) at the upper edges of ``points`` leaves
-        (default: every leaf up to 1,024 of them, else 1,024 evenly spaced), after constrained
-        inference (the CDF is not made monotone here)."""
-        counts = self.level_counts(reports)
-        est, var = self._fit(counts)
-        fit = _ranges.consistent(est, var)
-        k = min(self.N, 1024) if points is None else check_int("points", points, 1, self.N)
-        leaves = np.unique(np.linspace(0, self.N - 1, k).round().astype(np.int64))
-        cdf = np.cumsum(fit[-1])[leaves]
-        se = np.concatenate([self._stderr(counts, fit, var, np.zeros(len(c), np.int64), c)
-                             for c in np.array_split(leaves, max(1, len(leaves) // 256))])
-        edges = self._lo_f + (self._hi_f - self._lo_f) * (leaves + 1) / self.N
-        return edges, cdf, se
-
-    def true_cdf(self, values, edges):
-        """The share of readings below each edge (the leaves' upper edges ``estimate_cdf`` gives)."""
-        x = np.sort(self.leaf_of(self.bin_indices(values)))
-        leaves = np.rint((np.asarray(edges) - self._lo_f) * self.N / (self._hi_f - self._lo_f)).astype(np.int64) - 1
-        return np.searchsorted(x, leaves, side="right") / x.shape[0]
-
-    def estimate(self, reports):
-        """The quantiles p50, p90, p95, p99 (``estimate_quantiles``)."""
-        return self.estimate_quantiles(reports)
-
-    def estimate_rows(self, reports, truth=None):
-        return self.estimate(reports).as_rows(truth)
-
-    def report_statistic(self):
-        """Per-level support counts (``LevelCounts``): O(sum of d_t) memory, mergeable."""
-        return LevelCounts(self)
-
-    # --- truth and populations
-    def true_statistic(self, values):
-        """The readings' quantiles p50, p90, p95, p99 (numpy's inverted CDF: a reading of the
-        population), as ``estimate`` gives them."""
-        x = np.asarray(values, dtype=np.float64).reshape(-1)
-        self.grid_indices(x)
-        if x.size == 0:
-            raise ValueError("readings must not be empty")
-        return np.quantile(np.clip(x, self._lo_f, self._hi_f), list(DEFAULT_QUANTILES), method="inverted_cdf")
-
-    def true_range(self, values, a, b):
-        """The exact share of readings whose leaf lies in [leaf(a), leaf(b)] (what
-        ``estimate_range`` estimates)."""
-        lo_leaf, hi_leaf = self.leaf_range(a, b)
-        leaves = self.leaf_of(self.bin_indices(values))
-        return float(np.mean((leaves >= lo_leaf) & (leaves <= hi_leaf)))
-
-    def synthetic_population(self, devices, seed):
-        """Beta(2, 5)-distributed readings on the grid; the truth is their quantiles p50..p99."""
-        readings, _ = self.population(devices, seed, "skewed")
-        return readings, self.true_statistic(readings)
-
-    def worst_case_mse(self, n):          # not a mean estimator: the numeric chooser skips it
-        raise ValueError("the hierarchical histogram estimates ranges and quantiles, not a mean")
-
-
-class LevelCounts:
-    """The hierarchical histogram's mergeable sufficient statistic for ``fxdp estimate`` and Dask:
-    per level, its nodes' support counts and its number of reports (O(sum of d_t) memory, however
-    many reports); ``estimate_rows`` gives the quantiles as the in-memory estimate does."""
-
-    def __init__(self, mechanism):
-        self.m = mechanism
-        self.counts = [(np.zeros(d, np.int64), 0) for d in mechanism.sizes]
-
-    @property
-    def n(self) -> int:
-        return sum(n_t for _, n_t in self.counts)
-
-    def add(self, reports):
-        self.counts = [(c + c2, n + n2) for (c, n), (c2, n2) in zip(self.counts, self.m.level_counts(reports))]
-        return self
-
-    def merge(self, other):
-        self.counts = [(c + c2, n + n2) for (c, n), (c2, n2) in zip(self.counts, other.counts)]
-        return self
-
-    def estimate(self):
-        if self.n == 0:
-            raise ValueError("reports: no reports to estimate from")
-        return self.m.quantiles_from_counts(self.counts)
-
-    def estimate_rows(self, truth=None):
-        return self.estimate().as_rows(truth)
-
+        return super().estimate_range(reports, a, b, consistent=consistent)
 
 def make_hierarchical_histogram(lo, hi, epsilon, branching=4, bits=12, oracle="auto", constant_time=False,
                                 prob_bits=MAX_PROB_BITS):

@@ -266,6 +266,26 @@ void eva_hierarchical_histogram_ct(void)
             EVA_OR_NULL(hierarchical_histogram_out));
 }
 
+static fxdp_haar_hrr_cfg haar_hrr_cfg;
+static uint32_t haar_hrr_x[1u];
+static uint32_t haar_hrr_out[3u];
+
+void eva_haar_hrr(void)
+{
+    eva_unknown(&haar_hrr_cfg, sizeof haar_hrr_cfg);
+    eva_unknown(haar_hrr_x, sizeof haar_hrr_x);
+    (void)fxdp_haar_hrr(eva_rng_or_null(), EVA_OR_NULL(&haar_hrr_cfg), EVA_OR_NULL(haar_hrr_x),
+            EVA_OR_NULL(haar_hrr_out));
+}
+
+void eva_haar_hrr_ct(void)
+{
+    eva_unknown(&haar_hrr_cfg, sizeof haar_hrr_cfg);
+    eva_unknown(haar_hrr_x, sizeof haar_hrr_x);
+    (void)fxdp_haar_hrr_ct(eva_rng_or_null(), EVA_OR_NULL(&haar_hrr_cfg), EVA_OR_NULL(haar_hrr_x),
+            EVA_OR_NULL(haar_hrr_out));
+}
+
 static fxdp_duchi_cfg duchi_cfg;
 static uint32_t duchi_x[1u];
 static uint8_t duchi_out[1u];
