@@ -49,6 +49,11 @@ def test_every_bit_string_gives_the_exact_report_distribution():
         assert_counts_are_the_pmf(m.output_pmf(x), counts, fail, 12, ct=False)
 
 
+def _row(v):
+    """A grid index or an output row as the reference takes or gives it."""
+    return int(v) if np.ndim(v) == 0 else tuple(int(a) for a in v)
+
+
 @pytest.mark.parametrize("kw", [dict(epsilon=1, bits=3, prob_bits=6), dict(epsilon=3, bits=4, prob_bits=10)])
 def test_the_closed_form_audit_is_the_enumeration(kw):
     m = make(0, 1, **kw)
@@ -117,19 +122,10 @@ def test_corrupted_reports_and_bad_input_are_refused():
 @pytest.mark.parametrize("kw", [dict(epsilon=1), dict(epsilon=1, constant_time=True), dict(epsilon=3, prob_bits=8),
                                 dict(epsilon=2, bits=1), dict(epsilon=2, bits=16, constant_time=True)])
 def test_the_c_fleet_is_the_numba_fleet_bit_for_bit(kw):
-    from fxdp.mechanisms import _device as dv
-    from fxdp.mechanisms import _fleet
+    from _grid_mech_checks import check_keyed_stream_parity
     m = make(0, 80, **{"bits": 8, **kw})
-    vals, _ = m.population(2000, seed=7, shape="uniform")
-    ids = np.arange(2000, dtype=np.uint64) * 977 + 5
-    out_nb, st_nb, bits_nb, _ = _fleet.simulate_detailed(m, vals, 99, device_ids=ids)
-    out_c, st_c, bits_c, _ = dv.c_fleet(m, vals, 99, device_ids=ids)
-    assert (st_nb == 0).all() and (st_c == 0).all()
-    assert (out_nb == out_c).all() and (bits_nb == bits_c).all()
-    if m.constant_time:
-        assert (bits_nb == 128 + m.bits - 1 + m.prob_bits).all()
-    elif m.bits > 1:
-        assert len(set(bits_nb.tolist())) > 1
+    check_keyed_stream_parity(m, ct_bits=128 + m.bits - 1 + m.prob_bits if m.constant_time else None,
+                              bits_vary=not m.constant_time and m.bits > 1, devices=2000, step=37, row=_row)
 
 
 def test_the_c_form_refuses_every_bad_config_and_input_before_drawing():
