@@ -26,6 +26,7 @@ _LAZY = {
     "compose_epsilon": ("fxdp.accounting", "compose_epsilon"),
     "estimate": ("fxdp.estimate", None),
     "recommend_numeric": ("fxdp.estimate", "recommend_numeric"),
+    "recommend_distribution": ("fxdp.estimate", "recommend_distribution"),
     "export": ("fxdp.export", None),
     "config": ("fxdp.config", None),
     "plots": ("fxdp.plots", None),

@@ -192,3 +192,27 @@ def recommend_numeric(lo, hi, epsilon, n, bits=12, *, integer_readings=False):
             rows.append({"kind": kind, "config": kwargs, "epsilon": m.local_epsilon, "variance": v,
                          "stderr": v ** 0.5, "mse": mse})
     return sorted(rows, key=lambda r: r["mse"])
+
+def recommend_distribution(lo, hi, epsilon, n, width=0.5, bits=12):
+    """The range and quantile mechanisms fxdp has for a reading in [lo, hi], realized for epsilon as a
+    device would hold them, ranked by the variance of the estimated share of a range covering
+    ``width`` of [lo, hi] (a fraction in (0, 1]), at its worst placement, for n devices with
+    readings spread uniformly (``m.range_variance(n, width)``: the closed forms of each kind's
+    standard error, docs/mechanisms.md).  Returns a list of {kind, config, epsilon, variance,
+    stderr}, smallest variance first; config is the constructor's keyword arguments.
+
+    The candidates are every registered kind's ``range_configs`` (fxdp.mechanisms.base.answers): the
+    hierarchical histogram at branching 2, 4, 8 and 16 (consistent estimator) and HaarHRR.  Square
+    Wave's EMS distribution has no closed-form variance (EMS is iterative and smoothed) and is not
+    ranked; ``m.estimate_distribution`` gives its bootstrap standard errors."""
+    from .registry import answering, constructor
+    from .validate import check_int
+    n = check_int("n", n, 2)
+    rows = []
+    for kind, configs in answering("range_configs"):
+        for kwargs in configs(lo, hi, epsilon, bits):
+            m = constructor(kind)(**kwargs)       # ValueError (bad lo, hi, epsilon, bits) names the parameter
+            v = m.range_variance(n, width)
+            rows.append({"kind": kind, "config": kwargs, "epsilon": m.local_epsilon, "variance": v,
+                         "stderr": v ** 0.5})
+    return sorted(rows, key=lambda r: r["variance"])

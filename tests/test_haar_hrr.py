@@ -141,3 +141,24 @@ def test_the_c_form_refuses_every_bad_config_and_input_before_drawing():
 def test_an_entropy_failure_releases_nothing(ct, monkeypatch):
     from _grid_mech_checks import check_entropy_failure
     check_entropy_failure(make(0, 1, 2, bits=6, constant_time=ct), monkeypatch)
+
+
+def test_the_chooser_ranks_the_range_kinds_by_their_closed_form_variance():
+    """recommend_distribution at n = 10^6, a range of half the domain, a 10-bit grid: HaarHRR first at
+    eps 0.5, a hierarchy first at eps 4 (the paper's finding); each row's variance is its mechanism's
+    range_variance, the rows in increasing order."""
+    import fxdp
+    from fxdp.registry import constructor
+    low = fxdp.recommend_distribution(0, 80, 0.5, 10**6, width=0.5, bits=10)
+    high = fxdp.recommend_distribution(0, 80, 4, 10**6, width=0.5, bits=10)
+    assert low[0]["kind"] == "haar_hrr" and high[0]["kind"] == "hierarchical_histogram"
+    for rows in (low, high):
+        assert [r["variance"] for r in rows] == sorted(r["variance"] for r in rows)
+        assert {r["kind"] for r in rows} == {"haar_hrr", "hierarchical_histogram"} and len(rows) == 5
+        r = rows[-1]
+        assert r["variance"] == constructor(r["kind"])(**r["config"]).range_variance(10**6, 0.5)
+        assert r["epsilon"] <= 4
+    with pytest.raises(ValueError, match="width"):
+        fxdp.recommend_distribution(0, 80, 1, 1000, width=0)
+    with pytest.raises(ValueError, match="lo must be below hi"):
+        fxdp.recommend_distribution(5, 5, 1, 1000)

@@ -150,8 +150,11 @@ def answers(**questions):
     * ``oracle_configs(epsilon, d, bits)`` -> list of keyword arguments: frequency oracles of
       this kind over d items at an epsilon of at most ``epsilon``.  The mechanisms answer
       ``variance(0.0, n)`` and ``bits_per_report``.
+    * ``range_configs(lo, hi, epsilon, bits)`` -> list of keyword arguments: configurations of this
+      kind that estimate range shares of a reading in [lo, hi] at a local epsilon of at most
+      ``epsilon``.  The mechanisms answer ``range_variance(n, width)``.
     """
-    known = {"reading_configs", "oracle_configs"}
+    known = {"reading_configs", "oracle_configs", "range_configs"}
     unknown = set(questions) - known
     if unknown:
         raise ValueError(f"questions must be among {sorted(known)}, got {sorted(unknown)}")

@@ -166,6 +166,19 @@ class RangeReading(GridNumeric):
         readings, _ = self.population(devices, seed, "skewed")
         return readings, self.true_statistic(readings)
 
+    def range_variance(self, n, width, positions=64):
+        """The largest variance of the estimated share of a range covering ``width`` (a fraction in
+        (0, 1]) of the leaves, over ``positions`` evenly spaced placements, for n devices split evenly
+        over the levels and readings spread uniformly over the leaves (the closed forms of
+        ``leaf_range_stderr``; their data-dependent terms are of the order of a leaf's share)."""
+        n = check_int("n", n, 2)
+        if not isinstance(width, (int, float)) or not 0 < width <= 1:
+            raise ValueError(f"width must be a fraction of the range in (0, 1], got {width!r}")
+        k = max(1, min(self.N, int(round(width * self.N))))
+        starts = np.unique(np.linspace(0, self.N - k, min(positions, self.N - k + 1)).round().astype(np.int64))
+        counts, state = self.uniform_state(n)
+        return float(np.max(self.leaf_range_stderr(counts, state, starts, starts + k - 1) ** 2))
+
     def worst_case_mse(self, n):          # not a mean estimator: the numeric chooser skips it
         raise ValueError(f"{self.kind} estimates ranges and quantiles, not a mean")
 

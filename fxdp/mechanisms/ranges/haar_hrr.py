@@ -46,7 +46,7 @@ from ...conservative import log_up
 from ...reports import AuditReport, Estimate, reports_array
 from ...samplers import reference as ref
 from .._device import SRC_RNG, _ct_text, _init, u8, u64
-from ..base import CConfig
+from ..base import CConfig, answers
 from ..readings._numeric import MAX_PROB_BITS, check_bits, realize_p
 from ._reading import RangeReading
 
@@ -244,6 +244,13 @@ class HaarHRR(RangeReading):
             out.append((left - right) / span)
         return out
 
+    def uniform_state(self, n):
+        """(counts, state) of n devices split evenly over the levels, readings uniform over the
+        leaves (``range_variance``)."""
+        counts = [(np.zeros(shape, np.int64), max(1, n // self.levels)) for shape in self.count_shapes()]
+        return counts, ([np.zeros(1 << l) for l in range(self.levels)],
+                        [np.full(1 << l, 1.0 / (1 << l)) for l in range(self.levels + 1)])
+
     def leaf_range_stderr(self, counts, state, lo, hi):
         coeffs, shares = state
         n = sum(n_l for _, n_l in counts)
@@ -268,6 +275,12 @@ class HaarHRR(RangeReading):
         return Estimate("range", value, se)
 
 
+def _range_configs(lo, hi, epsilon, bits):
+    """``range_configs`` (fxdp.mechanisms.base.answers): one configuration, lazy."""
+    return [{"lo": lo, "hi": hi, "epsilon": epsilon, "bits": bits}]
+
+
+@answers(range_configs=_range_configs)
 def make_haar_hrr(lo, hi, epsilon, bits=12, constant_time=False, prob_bits=MAX_PROB_BITS):
     """HaarHRR of a reading in [lo, hi] (lo < hi) on a grid of 2^bits leaves (1 <= bits <= 16): one
     Haar level per device, one Hadamard row of it, the signed coefficient's bit by binary randomized

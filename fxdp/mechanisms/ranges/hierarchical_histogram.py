@@ -59,7 +59,7 @@ from ...reports import AuditReport, Estimate, reports_array
 from ...samplers import reference as ref
 from ...validate import check_int
 from .._device import SRC_RNG, _ct_text, _init, u8, u32, u64
-from ..base import CConfig
+from ..base import CConfig, answers
 from ..oracles.local_hashing import LocalHashing
 from ..oracles.randomized_response import RandomizedResponse
 from ..readings._numeric import MAX_PROB_BITS, check_bits
@@ -405,6 +405,13 @@ class HierarchicalHistogram(RangeReading):
         fit = _ranges.consistent(est, var)
         return fit[-1], (fit, var)
 
+    def uniform_state(self, n):
+        """(counts, fit state) of n devices split evenly over the levels, readings uniform over the
+        leaves (``range_variance``)."""
+        counts = [(np.zeros(d, np.int64), max(1, n // self.levels)) for d in self.sizes]
+        var = self.level_variances(counts)
+        return counts, ([np.full(d, 1.0 / d) for d in self.sizes], var)
+
     def leaf_range_stderr(self, counts, state, lo, hi):
         fit, var = state
         return np.atleast_1d(self._stderr(counts, fit, var, lo, hi))
@@ -433,6 +440,13 @@ class HierarchicalHistogram(RangeReading):
         unbiased sum of the fewest nodes covering the range."""
         return super().estimate_range(reports, a, b, consistent=consistent)
 
+def _range_configs(lo, hi, epsilon, bits):
+    """``range_configs`` (fxdp.mechanisms.base.answers): branching 2, 4, 8 and 16, the oracles by
+    variance, lazy."""
+    return [{"lo": lo, "hi": hi, "epsilon": epsilon, "branching": b, "bits": bits} for b in (2, 4, 8, 16)]
+
+
+@answers(range_configs=_range_configs)
 def make_hierarchical_histogram(lo, hi, epsilon, branching=4, bits=12, oracle="auto", constant_time=False,
                                 prob_bits=MAX_PROB_BITS):
     """The hierarchical histogram of a reading in [lo, hi] (lo < hi) on a grid of 2^bits leaves
