@@ -13,6 +13,7 @@ import numpy as np
 from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_bits, _rd_dyadic, _rd_dyadic_ct, _store
 from ...samplers._nb_lanes import LANES, seed_device
 from .._kernels_common import CHUNK, _pos, _uniform_draw
+from ..oracles._kernels_hadamard_response import _parity
 
 _jit = numba.njit(cache=True, nogil=True, _nrt=False)
 _ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -20,15 +21,6 @@ _pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
-
-
-@_ijit
-def _parity(v):
-    p = _U0
-    while v:
-        p ^= v & _U1
-        v >>= _U1
-    return p
 
 
 @_ijit

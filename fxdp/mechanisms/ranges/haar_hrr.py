@@ -102,10 +102,15 @@ class HaarHRR(RangeReading):
         ct = self.constant_time
         l = ref.uniform_below_ct(src, h) if ct else ref.uniform_below(src, h)
         j = src.bits(h - 1) & ((1 << l) - 1) if ct else src.bits(l)
-        leaf = min(x, self.N - 1)
-        truth = (bin(j & (leaf >> (h - l))).count("1") & 1) ^ ((leaf >> (h - l - 1)) & 1)
+        truth = self._truth(l, j, x)
         keep = (ref.bernoulli_dyadic_ct if ct else ref.bernoulli_dyadic)(src, self.a_p, self.prob_bits)
         return (int(l), int(j), int(truth if keep else truth ^ 1))
+
+    def _truth(self, l, j, x):
+        """The signed coefficient's bit at level l, row j, for grid index x: parity(j & node) ^ sign."""
+        leaf = min(int(x), self.N - 1)
+        h = self.levels
+        return (bin(j & (leaf >> (h - l))).count("1") & 1) ^ ((leaf >> (h - l - 1)) & 1)
 
     def run_fleet(self, key, ids, first_block, x, status, bits):
         from ._kernels_haar_hrr import fleet_haar_hrr
@@ -152,8 +157,7 @@ class HaarHRR(RangeReading):
         h = self.levels
         if not (0 <= l < h and 0 <= j < (1 << l) and b in (0, 1)):
             return Fraction(0)
-        leaf = min(int(i), self.N - 1)
-        truth = (bin(j & (leaf >> (h - l))).count("1") & 1) ^ ((leaf >> (h - l - 1)) & 1)
+        truth = self._truth(l, j, i)
         return Fraction(1, h << l) * (self.p if b == truth else 1 - self.p)
 
     def output_pmf(self, x):

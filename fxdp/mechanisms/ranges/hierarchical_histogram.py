@@ -352,11 +352,14 @@ class HierarchicalHistogram(RangeReading):
             out.append(float(self._node_variance(t, np.array([1.0 / self.sizes[t]]), n_t, n)[0]) if n_t else math.inf)
         return out
 
-    def _node_variance(self, t, f, n_t, n):
+    def _oracle_variance(self, t, f, n_t):
+        """Level t's oracle variance of a node's estimate at share f (its closed form at n_t)."""
         p, q = self._pq(t)
+        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n_t * (p - q) ** 2)
+
+    def _node_variance(self, t, f, n_t, n):
         f = np.clip(np.asarray(f, np.float64), 0.0, 1.0)
-        oracle = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n_t * (p - q) ** 2)
-        return oracle + f * (1 - f) * (1.0 / n_t - 1.0 / n)
+        return self._oracle_variance(t, f, n_t) + f * (1 - f) * (1.0 / n_t - 1.0 / n)
 
     def weighted_variance(self, t, w, f, n_t, n):
         """Var(w . f_t) of level t's estimates for node weights w (an array [d_t], or [Q, d_t] for Q
@@ -380,8 +383,7 @@ class HierarchicalHistogram(RangeReading):
             second = (p - q) ** 2 * (w2 @ f) + 2 * (p - q) * q * wsum * (w @ f) + (q * wsum) ** 2
             per = np.maximum(w2 @ pi - second, 0.0)
             return per / (n_t * (p - q) ** 2) + sampling
-        oracle = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n_t * (p - q) ** 2)
-        return w2 @ oracle + sampling
+        return w2 @ self._oracle_variance(t, f, n_t) + sampling
 
     def _stderr(self, counts, fit, var, lo, hi):
         """Standard errors of the consistent estimates of leaves lo..hi (scalars or sequences)."""
