@@ -3,7 +3,8 @@
     fxdp demo [--json] [--out DIR] [--devices N] [--seed S] [--releases N] [--target NAME] [--plot]
     fxdp export CONFIG --target NAME --out DIR [--force] [--format FMT] [--min-entropy BITS]
     fxdp simulate CONFIG [--devices N] [--seed S] [--values FILE [--column C]... [--clamp]] [--write-reports FILE [--format F]] [--json]
-    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--candidates FILE] [--top K] [--json]
+    fxdp estimate CONFIG REPORTS... [--format bin|csv|parquet] [--allow-duplicates] [--candidates FILE] [--top K]
+                  [--quantiles P,P...] [--json]
     fxdp audit CONFIG [--d-in N|all] [--json] [--plot FILE]
     fxdp plot CONFIG {distribution,loss,error,account,cdf} --out FILE [--x X --x-prime X'] [--dpi N] [--json]
     fxdp account CONFIG --devices N [--rounds R] [--shuffled] [--delta D] [--d-in all] [--json]
@@ -172,6 +173,8 @@ def cmd_estimate(args):
         m.candidates = list(dict.fromkeys(load_string_values(args.candidates)))
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top must be an integer >= 1, got {args.top}")
+    if args.quantiles is not None:
+        m.quantiles = _parse_quantiles(args.quantiles, m)
     client = _dask_client(args)
     if client is not None:
         from .dask_engine import estimate_dask
@@ -196,6 +199,21 @@ def cmd_estimate(args):
     if len(rows) > 20:
         print(f"  ... {len(rows) - 20} more rows (use --json)")
     return 0
+
+
+def _parse_quantiles(text, m):
+    """--quantiles "0.5,0.99" -> (0.5, 0.99), for the range kinds only."""
+    if not hasattr(type(m), "quantiles"):
+        raise ValueError(f"--quantiles applies to the range kinds (hierarchical_histogram, haar_hrr), "
+                         f"not to {m.kind}")
+    try:
+        probs = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        probs = ()
+    if not probs or not all(0.0 < p < 1.0 for p in probs):
+        raise ValueError(f"--quantiles must be probabilities in (0, 1) separated by commas, such as "
+                         f"0.5,0.9,0.99, got {text!r}")
+    return probs
 
 
 def cmd_export(args):
@@ -498,6 +516,9 @@ def build_parser():
                          "string sketch (count_mean_sketch) estimates (required for it; default: none)")
     es.add_argument("--top", type=int, metavar="K",
                     help="print only the K largest estimates, largest first (default: every row, in order)")
+    es.add_argument("--quantiles", metavar="P,P...",
+                    help="the range kinds (hierarchical_histogram, haar_hrr): the quantiles to estimate, as "
+                         "probabilities in (0, 1) separated by commas (default: 0.5,0.9,0.95,0.99)")
     es.add_argument("--json", action="store_true", help=_JSON_HELP)
     _engine_args(es)
     es.set_defaults(func=cmd_estimate)

@@ -287,3 +287,48 @@ def test_the_cdf_estimate_and_its_plot_data():
         assert r.estimate == pytest.approx(v, abs=1e-12) and r.stderr == pytest.approx(s, rel=1e-9)
     with pytest.raises(ValueError, match="does not estimate a CDF"):
         plots.cdf(fxdp.make_duchi(0, 1, 1))
+
+
+def test_fxdp_estimate_gives_the_quantiles_asked(tmp_path, capsys):
+    """fxdp estimate --quantiles: the rows are the quantiles asked, in that order, equal to
+    estimate_quantiles on the same reports; bad probabilities and a kind without quantiles are
+    refused with an error naming --quantiles, and nothing is estimated."""
+    import json
+    from fxdp.cli import main
+    cfg = tmp_path / "m.toml"
+    cfg.write_text('[mechanism]\nkind = "hierarchical_histogram"\nlo = 0\nhi = 80\nepsilon = 2\nbits = 8\n'
+                   '[simulation]\nseed = 3\ndevices = 4000\n')
+    reports = tmp_path / "r.bin"
+    assert main(["simulate", str(cfg), "--write-reports", str(reports)]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(cfg), str(reports), "--quantiles", "0.25,0.75,0.5", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["estimates"]
+    m = make(0, 80, 2, bits=8)
+    want = m.estimate_quantiles(m.decode_reports(reports.read_bytes()), [0.25, 0.75, 0.5])
+    assert [r["name"] for r in rows] == ["p25", "p75", "p50"]
+    assert [r["estimate"] for r in rows] == pytest.approx(list(want.estimate), rel=1e-12)
+    assert [r["stderr"] for r in rows] == pytest.approx(list(want.stderr), rel=1e-12)
+    for bad in ("0.5,1", "0", "a,0.5", "", "nan"):
+        assert main(["estimate", str(cfg), str(reports), "--quantiles", bad]) == 2
+        err = capsys.readouterr().err
+        assert "--quantiles must be probabilities in (0, 1)" in err, (bad, err)
+    rr = tmp_path / "rr.toml"
+    rr.write_text('[mechanism]\nkind = "randomized_response_bool"\nprob = 0.75\n')
+    assert main(["estimate", str(rr), str(reports), "--quantiles", "0.5"]) == 2
+    assert "--quantiles applies to the range kinds" in capsys.readouterr().err
+
+
+def test_the_quantiles_a_mechanism_gives_can_be_set():
+    m = make(0, 80, 2, bits=8)
+    vals, _ = m.synthetic_population(3000, 4)
+    reports = m.simulate(vals, 2)
+    assert m.quantiles == (0.5, 0.9, 0.95, 0.99)
+    m.quantiles = [0.1, 0.5]
+    assert m.estimate(reports).labels == ["p10", "p50"]
+    assert list(m.estimate(reports).estimate) == list(m.estimate_quantiles(reports, [0.1, 0.5]).estimate)
+    assert len(m.true_statistic(vals)) == 2
+    assert m.report_statistic().add(reports).estimate_rows() == m.estimate_rows(reports)
+    for bad in ([], [0.5, 1.0], "x"):
+        with pytest.raises(ValueError, match="quantiles must be"):
+            m.quantiles = bad
+    assert m.quantiles == (0.1, 0.5)

@@ -40,6 +40,18 @@ def bin_positions(values, lo, hi, n_steps):
 class RangeReading(GridNumeric):
     """Base of the range-query kinds (see the module docstring)."""
     report_dtype = "int64"
+    _quantiles = DEFAULT_QUANTILES
+
+    @property
+    def quantiles(self) -> tuple:
+        """The probabilities that ``estimate``, ``true_statistic`` and ``fxdp estimate`` give the
+        quantiles at (default p50, p90, p95, p99); set it to ask for others (``fxdp estimate
+        --quantiles``): a non-empty sequence of probabilities in (0, 1)."""
+        return self._quantiles
+
+    @quantiles.setter
+    def quantiles(self, probs):
+        self._quantiles = tuple(_ranges.check_probs(probs))
 
     # --- readings -> grid indices: the interval holding the reading
     def bin_indices(self, values):
@@ -88,8 +100,8 @@ class RangeReading(GridNumeric):
         ia, ib = self.leaf_of(bin_positions(np.array([float(a), float(b)]), self._lo_f, self._hi_f, self.N))
         return int(ia), int(ib)
 
-    def quantiles_from_counts(self, counts, probs=DEFAULT_QUANTILES, z=Z_95):
-        probs = _ranges.check_probs(probs)
+    def quantiles_from_counts(self, counts, probs=None, z=Z_95):
+        probs = _ranges.check_probs(self.quantiles if probs is None else probs)
         leaves, state = self.fit_leaves(counts)
 
         def cdf_se(j):
@@ -102,9 +114,9 @@ class RangeReading(GridNumeric):
                                 labels=[f"p{100 * q:g}" for q in probs], lower=to_reading(lower),
                                 upper=to_reading(upper), level=0.95 if z == Z_95 else None)
 
-    def estimate_quantiles(self, reports, probs=DEFAULT_QUANTILES):
-        """The quantiles of the readings at probs (each in (0, 1)), in the reading's units and the
-        order asked: a QuantileEstimate with 95 % intervals [lower, upper] (``_ranges``)."""
+    def estimate_quantiles(self, reports, probs=None):
+        """The quantiles of the readings at probs (each in (0, 1); default ``m.quantiles``), in the
+        reading's units and the order asked: a QuantileEstimate with 95 % intervals [lower, upper] (``_ranges``)."""
         return self.quantiles_from_counts(self.level_counts(reports), probs)
 
     def estimate_range(self, reports, a, b, **options):
@@ -134,7 +146,7 @@ class RangeReading(GridNumeric):
         return np.searchsorted(x, leaves, side="right") / x.shape[0]
 
     def estimate(self, reports):
-        """The quantiles p50, p90, p95, p99 (``estimate_quantiles``)."""
+        """The quantiles at ``m.quantiles`` (default p50, p90, p95, p99; ``estimate_quantiles``)."""
         return self.estimate_quantiles(reports)
 
     def estimate_rows(self, reports, truth=None):
@@ -146,13 +158,13 @@ class RangeReading(GridNumeric):
 
     # --- truth and populations
     def true_statistic(self, values):
-        """The readings' quantiles p50, p90, p95, p99 (numpy's inverted CDF: a reading of the
+        """The readings' quantiles at ``m.quantiles`` (numpy's inverted CDF: a reading of the
         population), as ``estimate`` gives them."""
         x = np.asarray(values, dtype=np.float64).reshape(-1)
         self.grid_indices(x)
         if x.size == 0:
             raise ValueError("readings must not be empty")
-        return np.quantile(np.clip(x, self._lo_f, self._hi_f), list(DEFAULT_QUANTILES), method="inverted_cdf")
+        return np.quantile(np.clip(x, self._lo_f, self._hi_f), list(self.quantiles), method="inverted_cdf")
 
     def true_range(self, values, a, b):
         """The exact share of readings whose leaf lies in [leaf(a), leaf(b)] (what
