@@ -28,17 +28,22 @@ EVA_TIMEOUT_S = 1800    # wall: a hung run ends here (the CPU budget is heavy_jo
 WP_TIMEOUT_S = 1200
 
 
+def _tool(name):
+    """A module of tools/eva (run_eva, wp_record)."""
+    sys.path.insert(0, str(EVA))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.pop(0)
+
+
 def _run_eva(*args, timeout):
     return subprocess.run([sys.executable, str(EVA / "run_eva.py"), *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
 
 
 def test_every_public_entry_point_has_a_driver():
-    sys.path.insert(0, str(EVA))
-    try:
-        import run_eva
-    finally:
-        sys.path.pop(0)
+    run_eva = _tool("run_eva")
     public = run_eva.public_entry_points(ROOT / "csrc" / "fxdp.h")
     drivers = run_eva.drivers()
     assert len(public) >= 65
@@ -59,10 +64,13 @@ class _WPRun:
     minutes less of CI wall time than one after the other); test_wp_fixed_point_contracts waits
     for it, or starts it itself when run alone."""
     proc = None
+    mode = None     # "sample" (the record of the full proof matches these sources) or "full"
 
     @classmethod
     def start(cls):
         if cls.proc is None and shutil.which("frama-c") and shutil.which("why3") and shutil.which("z3"):
+            wp_record = _tool("wp_record")
+            cls.mode, fns = wp_record.plan(wp_record.load(), wp_record.key())
             # timed inside the child: the test may collect it long after it ended
             timed = ("import resource, subprocess, sys, time; t = time.monotonic(); rc = subprocess.call(sys.argv[1:]); "
                      "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
@@ -70,7 +78,8 @@ class _WPRun:
                      "sys.exit(rc)")
             cls.proc = subprocess.Popen([sys.executable, "-c", timed, "sh", str(EVA / "run_wp.sh")], cwd=ROOT,
                                         stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, env={**os.environ, "WP_PAR": "1"},
+                                        stderr=subprocess.PIPE, text=True,
+                                        env={**os.environ, "WP_PAR": "1", "WP_FNS": ",".join(fns)},
                                         start_new_session=True)
         return cls.proc
 
@@ -101,18 +110,85 @@ def _stop_wp_run():
         _WPRun.kill()
 
 
+SAMPLE_BUDGET_S = 120   # recorded seconds of Eva re-analysed in CI when the record matches (run_eva.py)
+
+
 @pytest.mark.slow
 def test_eva_no_new_alarm(tmp_path):
+    """CI's fixed budget for this proof run: when tools/eva/record.json holds the full run on exactly
+    these sources (same analysis key), a sample drawn by the key is analysed again and must give
+    its recorded alarms; otherwise every entry point is analysed.  Either way no alarm is new."""
     assert shutil.which("frama-c"), "frama-c not installed: apt-get install frama-c-base (CI does)"
     _WPRun.start()
     out = tmp_path / "eva.json"
     cpu0 = heavy_jobs.cpu_seconds()
-    p = _run_eva("-j", "2", "--json", str(out), timeout=EVA_TIMEOUT_S)
+    p = _run_eva("-j", "2", "--sample-budget", str(SAMPLE_BUDGET_S), "--json", str(out), timeout=EVA_TIMEOUT_S)
+    print(p.stdout.splitlines()[0])
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
     heavy_jobs.check("eva", heavy_jobs.cpu_seconds() - cpu0)
     res = json.loads(out.read_text())
     assert res["missing"] == []
     assert all(r["complete"] for r in res["results"].values())
+    if res["mode"] == "sample":
+        record = json.loads((EVA / "record.json").read_text())
+        assert record["key"] == res["key"]
+        assert sorted(record["entries"]) == sorted(res["public"])      # the record covers every entry point
+        base = json.loads((EVA / "baseline.json").read_text())["alarms"]
+        assert all(set(r["alarms"]) <= {a["alarm"] for a in base.get(e, [])} for e, r in record["entries"].items())
+        assert len(res["results"]) >= 3
+    else:
+        assert res["mode"] == "full" and sorted(res["results"]) == sorted(res["public"])
+
+
+def _record_for(tmp_path, entries):
+    """A copy of the record with the current key and these entries changed."""
+    run_eva = _tool("run_eva")
+    key = run_eva.analysis_key(ROOT / "csrc", EVA / "baseline.json")
+    doc = {"key": key, "frama_c": "x", "date": "x", "wall_s": 0,
+           "entries": {f"fxdp_{n}": {"alarms": [], "time_s": 1.0} for n in run_eva.drivers()}}
+    doc["entries"].update(entries)
+    f = tmp_path / "record.json"
+    f.write_text(json.dumps(doc))
+    return f, key
+
+
+def test_eva_sample_must_reproduce_the_record(tmp_path):
+    """The sample can fail: a record that claims an alarm the analysis does not give is refused,
+    and the same record without it passes.  (A record of other sources: test_eva_plan_...)"""
+    assert shutil.which("frama-c"), "frama-c not installed: apt-get install frama-c-base (CI does)"
+    f, _ = _record_for(tmp_path, {"fxdp_bits": {"alarms": ["fxdp_rng.c: made up :: assert x"], "time_s": 1.0}})
+    p = _run_eva("--sample-budget", "1", "--sample", "bits", "--record-file", str(f), timeout=300)
+    assert "matches these sources" in p.stdout and "differs from the record" in p.stdout, p.stdout
+    assert p.returncode == 1, p.stdout
+    f, _ = _record_for(tmp_path, {})
+    p = _run_eva("--sample-budget", "1", "--sample", "bits", "--record-file", str(f), timeout=300)
+    assert p.returncode == 0, p.stdout
+
+
+def test_eva_plan_samples_only_a_record_of_these_sources():
+    run_eva = _tool("run_eva")
+    names = ["bits", "rr", "geometric"]
+    record = {"key": "k", "entries": {f"fxdp_{n}": {"alarms": [], "time_s": 10.0} for n in names}}
+    mode, sample = run_eva.plan(record, "k", names, 15)
+    assert mode == "sample" and len(sample) == 2 and set(sample) <= set(names)
+    assert run_eva.plan(record, "k", names, 15) == (mode, sample)           # drawn by the key: repeatable
+    assert run_eva.plan(record, "other", names, 15) == ("full", names)      # other sources
+    assert run_eva.plan({}, "k", names, 15) == ("full", names)              # no record
+    assert run_eva.plan(record, "k", names + ["rappor"], 15) == ("full", names + ["rappor"])   # a driver it lacks
+
+
+def test_analysis_key_changes_with_any_source(tmp_path):
+    run_eva = _tool("run_eva")
+    src = tmp_path / "csrc"
+    shutil.copytree(ROOT / "csrc", src)
+    base = run_eva.analysis_key(src, EVA / "baseline.json")
+    assert base == run_eva.analysis_key(ROOT / "csrc", EVA / "baseline.json")     # content, not place
+    for f in ("fxdp_rng.c", "fxdp_internal.h", "host/fxdp_host_rappor_full.c"):
+        old = (src / f).read_bytes()
+        (src / f).write_bytes(old + b"\n")
+        assert run_eva.analysis_key(src, EVA / "baseline.json") != base, f
+        (src / f).write_bytes(old)
+    assert run_eva.analysis_key(src, EVA / "baseline.json") == base
 
 
 def test_eva_finds_a_removed_parameter_check(tmp_path):
@@ -139,7 +215,9 @@ def test_wp_fixed_point_contracts():
     """WP proves every goal of the fixed-point helpers' ACSL contracts (csrc/fxdp.h), with RTE
     guards: the header's one-line promises are theorems.  About 3 CPU minutes of Z3, one prover
     at a time, each goal within a budget of Z3 steps (not seconds: CI once failed a 5 s goal
-    under a 10 s wall limit while the suite starved Z3 of CPU); a prover crash gets one rerun."""
+    under a 10 s wall limit while the suite starved Z3 of CPU); a prover crash gets one rerun.
+    CI's fixed budget: when tools/eva/record_wp.json holds the full proof of exactly these sources,
+    a sample of wp_record.SAMPLE functions drawn by its key is proved again; else every function."""
     assert shutil.which("frama-c") and shutil.which("why3") and shutil.which("z3"), \
         "apt-get install frama-c-base why3 z3 (CI does)"
     rc, out, err = _WPRun.result(timeout=WP_TIMEOUT_S)
@@ -147,7 +225,12 @@ def test_wp_fixed_point_contracts():
     assert m, out + err
     proved, total = int(m.group(1)), int(m.group(2))
     wp = json.loads((EVA / "baseline.json").read_text())["wp"]
-    assert total >= wp["total"], out            # none lost (a contract or function dropped)
+    if _WPRun.mode == "sample":                 # the full proof of these sources is on record
+        record = _tool("wp_record").load()
+        assert record["total"] >= wp["total"] and record["proved"] == record["total"], record
+        assert total > 0, out
+    else:
+        assert total >= wp["total"], out        # none lost (a contract or function dropped)
     assert proved == total, out                 # every goal proved (run_wp.sh's exit status says the same)
     assert rc == 0, out
     cpu = re.search(r"WP wall time: [0-9.]+ s, CPU time: ([0-9.]+) s", out)
@@ -185,3 +268,20 @@ def test_wp_reruns_a_crashed_prover_once_and_no_more(tmp_path, always):
     else:
         assert "proved on the second run: typed_fxdp_clz32" in p.stdout, p.stdout
         assert proved == total and p.returncode == 0, p.stdout
+
+
+def test_wp_plan_samples_only_a_record_of_these_sources(tmp_path):
+    wp = _tool("wp_record")
+    k, fns = wp.key(), wp.functions()
+    assert len(fns) == 17 and "fxdp_mul_q_i64" in fns
+    rec = {"key": k, "functions": fns, "proved": 5, "total": 5}
+    mode, sample = wp.plan(rec, k)
+    assert mode == "sample" and len(sample) == wp.SAMPLE and set(sample) <= set(fns)
+    assert wp.plan(rec, "other") == ("full", fns)                       # other sources
+    assert wp.plan({**rec, "proved": 4}, k) == ("full", fns)            # a record of a failed proof
+    assert wp.plan({**rec, "functions": fns[:-1]}, k) == ("full", fns)  # a function it lacks
+    src = tmp_path / "csrc"
+    shutil.copytree(ROOT / "csrc", src)
+    assert wp.key(src) == k
+    (src / "fxdp_fixed.c").write_text((src / "fxdp_fixed.c").read_text() + "\n")
+    assert wp.key(src) != k

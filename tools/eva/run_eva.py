@@ -12,14 +12,29 @@ a public entry point, or on an analysis that did not complete.
 
     python3 tools/eva/run_eva.py [-j N] [--only NAME ...] [--src DIR] [--json FILE]
                                  [--update-baseline] [--no-baseline]
+                                 [--record] [--sample-budget S [--sample NAME ...]]
 
 --src analyses another copy of the library (the test of the check itself analyses a copy with
 one parameter check removed and expects a new alarm).
+
+The record (tools/eva/record.json).  --record, after a full run that passed, writes the analysis
+key of these sources and every entry point's alarms and time.  The key is a SHA-256 over everything
+the analysis reads or depends on: every library source and header, the drivers, eva_builtins.c,
+eva_common.h, the options (global, per entry point, SPLIT_RETURN), the baseline's alarms and
+Frama-C's version.  --sample-budget S is CI's fixed budget for this proof run (the brief: proof
+runs get a few minutes in CI, longer runs are documented): when the record's key equals the key of
+the sources analysed now, the full run on exactly these sources is on record, and Eva re-analyses
+a sample of the entry points (drawn by the key, so each change of the sources draws another) of
+about S seconds of recorded time, each of which must give its recorded alarms; when the key
+differs (a source changed and nobody recorded the full run since), every entry point is analysed,
+as without the option.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import datetime
+import hashlib
 import json
 import os
 import re
@@ -34,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DRIVERS = HERE / "drivers"
 BASELINE = HERE / "baseline.json"
+RECORD = HERE / "record.json"
 
 EXTRA = os.environ.get("EVA_EXTRA", "").split()   # experiments only
 
@@ -146,6 +162,48 @@ def sources(src: Path) -> list[str]:
     return files
 
 
+def frama_c_version() -> str:
+    return subprocess.run(["frama-c", "-version"], capture_output=True, text=True).stdout.strip()
+
+
+def analysis_key(src: Path, baseline: Path) -> str:
+    """SHA-256 over every input of the analysis (the module docstring lists them).  Whole-program
+    on purpose: any change to any source or header changes every entry point's key."""
+    files = sorted({Path(f) for f in sources(src)} | set(src.rglob("*.h")) | set(DRIVERS.glob("*.c"))
+                   | set(HERE.glob("*.h")) | {HERE / "eva_builtins.c"})
+    h = hashlib.sha256()
+    for f in files:
+        rel = f.relative_to(src) if f.is_relative_to(src) else f.relative_to(HERE)
+        data = f.read_bytes()
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+    alarms = json.loads(baseline.read_text()).get("alarms", {}) if baseline.exists() else {}
+    h.update(json.dumps({"options": EVA_OPTS, "entry_options": ENTRY_OPTS, "baseline": alarms,
+                         "frama-c": frama_c_version()}, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def sample_of(record: dict, budget_s: float) -> list[str]:
+    """Driver names, in an order drawn by the record's key, until their recorded times pass budget_s."""
+    names = sorted(record["entries"], key=lambda e: hashlib.sha256((record["key"] + e).encode()).hexdigest())
+    out, spent = [], 0.0
+    for e in names:
+        if spent >= budget_s:
+            break
+        out.append(e[len("fxdp_"):])
+        spent += record["entries"][e]["time_s"]
+    return out
+
+
+def plan(record: dict, key: str, driver_names: list[str], budget_s: float,
+         sample: list[str] | None = None) -> tuple[str, list[str]]:
+    """("sample", the drivers to re-analyse) when the record is of these sources (its key) and
+    covers every driver; else ("full", every driver)."""
+    if record.get("key") == key and sorted(record.get("entries", {})) == sorted(f"fxdp_{n}" for n in driver_names):
+        return "sample", list(sample) if sample else sample_of(record, budget_s)
+    return "full", list(driver_names)
+
+
 def alarm_key(src: Path, file: str, line: int, body: str) -> str:
     """A key that survives edits elsewhere: file name, the source line's text, the assertion."""
     p = Path(file)
@@ -212,7 +270,16 @@ def main(argv=None) -> int:
     ap.add_argument("--update-baseline", action="store_true",
                     help="write the current alarms into the baseline (keeping existing reasons)")
     ap.add_argument("-v", action="store_true", help="list every alarm")
+    ap.add_argument("--record", action="store_true",
+                    help="after a full run that passed, write the record (key, alarms, times)")
+    ap.add_argument("--record-file", type=Path, default=RECORD)
+    ap.add_argument("--sample-budget", type=float,
+                    help="if the record matches these sources, re-analyse a sample of about this many "
+                         "recorded seconds; else analyse every entry point")
+    ap.add_argument("--sample", nargs="*", help="with --sample-budget: these drivers as the sample")
     args = ap.parse_args(argv)
+    if args.sample_budget is not None and (args.only or args.record):
+        ap.error("--sample-budget analyses the record's sample or everything: not with --only or --record")
 
     if shutil.which("frama-c") is None:
         print("frama-c not found: apt-get install frama-c-base", file=sys.stderr)
@@ -223,6 +290,22 @@ def main(argv=None) -> int:
     missing = [f for f in public if f[len("fxdp_"):] not in drv]
     extra = [n for n in drv if f"fxdp_{n}" not in public]
     names = args.only if args.only else list(drv)
+
+    mode, record, key = "full" if not args.only else "only", None, None
+    if args.sample_budget is not None or args.record:
+        key = analysis_key(src, args.baseline)
+    if args.sample_budget is not None:
+        old = json.loads(args.record_file.read_text()) if args.record_file.exists() else {}
+        mode, names = plan(old, key, list(drv), args.sample_budget, args.sample)
+        if mode == "sample":
+            record = old
+            print(f"record {args.record_file.name} matches these sources: every entry point analysed on "
+                  f"{old['date']} ({old['frama_c']}), {old['wall_s']} s wall; re-analysing {len(names)}: "
+                  + ", ".join(names))
+        else:
+            print(f"record {args.record_file.name} does not match these sources "
+                  f"({'no record' if not old else 'key ' + old.get('key', '?')[:12] + ' != ' + key[:12]}): "
+                  "analysing every entry point (run_eva.py -j 2 --record writes the record)")
 
     t0 = time.monotonic()
     results = {}
@@ -267,12 +350,27 @@ def main(argv=None) -> int:
             print(r["log_tail"], file=sys.stderr)
         if new and not args.no_baseline and not args.update_baseline:
             failed = True
+        if record is not None and r["complete"] and r["alarms"] != record["entries"][e]["alarms"]:
+            failed = True
+            print(f"    differs from the record: {record['entries'][e]['alarms']}")
     print(f"{'total':42s} {total:6d} {new_total if not args.no_baseline else '-':>4} {wall:6.1f}s wall")
     print(f"entry points in fxdp.h: {len(public)}, with a driver: {len(public) - len(missing)}"
           + (f"; missing: {', '.join(missing)}" if missing else ""))
     if extra:
         print(f"drivers without a public entry point: {', '.join(extra)}")
     if missing and not args.only:
+        failed = True
+
+    if args.record and not failed and not args.only and args.src.resolve() == (REPO / "csrc").resolve():
+        args.record_file.write_text(json.dumps({
+            "comment": "Eva's full run on the sources whose key this is (tools/eva/run_eva.py --record); "
+                       "CI re-analyses a sample when the key matches, everything when it does not",
+            "key": key, "frama_c": frama_c_version(), "date": datetime.date.today().isoformat(),
+            "wall_s": round(wall, 1), "entries": {e: {"alarms": results[e]["alarms"], "time_s": results[e]["time_s"]}
+                                                  for e in sorted(results)}}, indent=1, ensure_ascii=False) + "\n")
+        print(f"record written: {args.record_file}")
+    elif args.record:
+        print("record not written: the run failed, or was not a full run of csrc/", file=sys.stderr)
         failed = True
 
     if args.update_baseline:
@@ -291,7 +389,8 @@ def main(argv=None) -> int:
         print(f"baseline written: {args.baseline}")
 
     if args.json:
-        args.json.write_text(json.dumps({"options": EVA_OPTS, "entry_options": ENTRY_OPTS, "wall_s": round(wall, 1), "public": public,
+        args.json.write_text(json.dumps({"mode": mode, "key": key, "options": EVA_OPTS, "entry_options": ENTRY_OPTS,
+                                         "wall_s": round(wall, 1), "public": public,
                                          "missing": missing, "results": results}, indent=1,
                                         ensure_ascii=False) + "\n")
     return 1 if failed else 0
