@@ -256,6 +256,26 @@ static inline void fxdp_i_mul32_ct(uint32_t a, uint32_t b, uint32_t *hi, uint32_
     *lo = (mid << 16) | (p00 & 0xFFFFu);
 }
 
+/* 2^32 mod n for n >= 1 (the constant-time uniform's acceptance threshold).  On ARMv6-M (no divide
+ * instruction; FXDP_SOFT_DIVIDE forces it elsewhere) a 32-step restoring division of 2^32 - n by n,
+ * branch-free, in place of libgcc's __udivsi3 (266 B on the Cortex-M0+).  Not on AVR, where libgcc's
+ * divide is both smaller and faster than this loop (measured 2026-12-07).  n is public, so either
+ * form may take time that depends on it. */
+static inline uint32_t fxdp_i_pow32_mod(uint32_t n)
+{
+#if defined(__ARM_ARCH_6M__) || defined(FXDP_SOFT_DIVIDE)
+    uint32_t a = 0u - n, rem = 0, i;
+
+    for (i = 32u; i-- > 0u;) {                          /* rem <= a >> i: the shift never overflows */
+        rem = (rem << 1) | ((a >> i) & 1u);
+        rem -= n & (0u - (1u - fxdp_i_ct_gt32(n, rem)));
+    }
+    return rem;
+#else
+    return (0u - n) % n;
+#endif
+}
+
 /* Number of significant bits of v (0 for v = 0). */
 unsigned fxdp_i_bitlen64(uint64_t v);
 

@@ -128,7 +128,7 @@ fxdp_status fxdp_hierarchical_histogram(fxdp_rng *r, const fxdp_hierarchical_his
     if (t < cfg->krr_levels) {
         st = hh_krr(r, cfg, t, shift, node, out);
     } else {
-        st = fxdp_local_hashing(r, &cfg->lh, &node, out + 1);
+        st = fxdp_i_local_hashing_run(r, &cfg->lh, node, out + 1);     /* node < 2^bits = lh.d */
     }
     if (st == FXDP_OK) {
         out[0] = t;
@@ -155,17 +155,20 @@ static uint32_t hh_node_ct(const fxdp_hierarchical_histogram_cfg *cfg, uint32_t 
 fxdp_status fxdp_hierarchical_histogram_ct(fxdp_rng *r, const fxdp_hierarchical_histogram_cfg *cfg, const uint32_t *x,
                                            uint32_t *out)
 {
-    uint32_t t = 0, node;
+    uint32_t t = 0, ok = 0, node;
     fxdp_status st = hh_check(r, cfg, x, out, 1);
 
     if (st == FXDP_OK) {
-        st = fxdp_uniform_below_ct_u32(r, cfg->levels, &t);
+        st = fxdp_i_uniform_below_ct_u32(r, cfg->levels, &t, &ok);
+    }
+    if (st == FXDP_OK && ok == 0u) {            /* the budget's verdict: public, the release fails */
+        st = FXDP_ERR_RANGE;
     }
     if (st != FXDP_OK) {
         return st;
     }
     node = hh_node_ct(cfg, t, hh_leaf(cfg, *x));
-    st = fxdp_local_hashing_ct(r, &cfg->lh, &node, out + 1);
+    st = fxdp_i_local_hashing_run_ct(r, &cfg->lh, node, out + 1);
     if (st == FXDP_OK) {
         out[0] = t;
     }

@@ -26,20 +26,39 @@
 
 int fxdp_i_local_hashing_ok(const fxdp_local_hashing_cfg *cfg)
 {
-    uint64_t two_k, hi, prod;
+    uint64_t prod = 0, addend = cfg->w, sum;
+    uint32_t m, hi, lo, k = cfg->bits & 63u;
 
     if (cfg->bits < 2u || cfg->bits > 63u || cfg->g < 2u || cfg->g > FXDP_LOCAL_HASHING_MAX_G || cfg->d < 2u ||
         cfg->d > FXDP_LOCAL_HASHING_MAX_D || cfg->w == 0u) {
         return 0;
     }
-    two_k = UINT64_C(1) << cfg->bits;
-    /* a_p + (g - 1) w == 2^bits and a_p > w; (g - 1) w in two halves, no overflow (g - 1 < 2^16) */
-    hi = (uint64_t)(cfg->g - 1u) * (cfg->w >> 32);
-    if ((hi >> 31) != 0u) {
+    /* a_p + (g - 1) w == 2^bits and a_p > w (then a_p, (g - 1) w < 2^bits, as w, g - 1 >= 1).  The
+     * product by adds of w doubled, one per bit of g - 1 (public: the loop may depend on it), failing
+     * where it would pass 2^63, and 2^bits compared in 32-bit halves: no 64-bit multiply or variable
+     * shift (libgcc helpers on the M0+). */
+    for (m = cfg->g - 1u; m != 0u; m >>= 1) {
+        if ((m & 1u) != 0u) {
+            prod += addend;
+            if (prod < addend) {
+                return 0;
+            }
+        }
+        if (m > 1u) {                       /* a higher bit of g - 1 will add 2 addend or more */
+            if ((addend >> 62) != 0u) {
+                return 0;
+            }
+            addend <<= 1;
+        }
+    }
+    sum = cfg->a_p + prod;
+    if (sum < prod || cfg->a_p <= cfg->w) {
         return 0;
     }
-    prod = (hi << 32) + (uint64_t)(cfg->g - 1u) * (cfg->w & UINT32_C(0xFFFFFFFF));
-    return !(cfg->a_p >= two_k || prod >= two_k || cfg->a_p != two_k - prod || cfg->a_p <= cfg->w);
+    hi = (uint32_t)(sum >> 32);
+    lo = (uint32_t)sum;
+    return k >= 32u ? (lo == 0u && hi == (UINT32_C(1) << ((k - 32u) & 31u)))
+                    : (hi == 0u && lo == (UINT32_C(1) << (k & 31u)));
 }
 
 static fxdp_status lh_check(const fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, const uint32_t *out)
@@ -138,7 +157,7 @@ LH_INLINE fxdp_status lh_run(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, uin
     hx = lh_hash(a, b, x, cfg->g);
     if (ct) {
         uint64_t u;
-        if (fxdp_i_bits64(r, cfg->bits, &u) != FXDP_OK) {
+        if (fxdp_i_bits64(r, cfg->bits & 63u, &u) != FXDP_OK) {      /* bits <= 63 (checked): the mask */
             return FXDP_ERR_ENTROPY;
         }
         t = lh_offset_ct(cfg, u);
@@ -149,7 +168,7 @@ LH_INLINE fxdp_status lh_run(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, uin
         if (lh_below(r, fxdp_i_bitlen64(cfg->g - 2u), cfg->g - 1u, &s) != FXDP_OK) {
             return FXDP_ERR_ENTROPY;
         }
-        st = fxdp_i_bernoulli_dyadic(r, cfg->a_p, cfg->bits, &honest);
+        st = fxdp_i_bernoulli_dyadic(r, cfg->a_p, cfg->bits & 63u, &honest);   /* tells the analysis so */
         if (st != FXDP_OK) {
             return st;
         }
@@ -163,6 +182,16 @@ LH_INLINE fxdp_status lh_run(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, uin
     return FXDP_OK;
 }
 
+fxdp_status fxdp_i_local_hashing_run(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, uint32_t x, uint32_t *out)
+{
+    return lh_run(r, cfg, x, out, 0);
+}
+
+fxdp_status fxdp_i_local_hashing_run_ct(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, uint32_t x, uint32_t *out)
+{
+    return lh_run(r, cfg, x, out, 1);
+}
+
 fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out)
 {
     fxdp_status st = lh_check(r, cfg, x, out);
@@ -170,7 +199,7 @@ fxdp_status fxdp_local_hashing(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, c
     if (st != FXDP_OK) {
         return st;
     }
-    return lh_run(r, cfg, *x, out, 0);
+    return fxdp_i_local_hashing_run(r, cfg, *x, out);
 }
 
 fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg, const uint32_t *x, uint32_t *out)
@@ -180,5 +209,5 @@ fxdp_status fxdp_local_hashing_ct(fxdp_rng *r, const fxdp_local_hashing_cfg *cfg
     if (st != FXDP_OK) {
         return st;
     }
-    return lh_run(r, cfg, *x, out, 1);
+    return fxdp_i_local_hashing_run_ct(r, cfg, *x, out);
 }

@@ -5,7 +5,7 @@
  *
  * Input: the encoded string x[0..L] = [len] || bytes || padding (1 <= len <= L; the padding bytes are
  * read as 0, whatever they hold).  Bits, in order: the group t = uniform_below(G) (_ct:
- * uniform_below_ct), then local hashing's release (fxdp_local_hashing[_ct] on cfg->lh, d = 2^30) of
+ * uniform_below_ct), then local hashing's release (fxdp_local_hashing[_ct]'s bits on cfg->lh, d = 2^30) of
  * the item z = h_t(x[0..l_t)) >> 2, the keyed string hash of the group's prefix of
  * l_t = min(start + (t + 1) step, L + 1) bytes hashed as a string of at most L + 1 bytes.
  * out[0..4) = t, a, b, y, written only on FXDP_OK.  The hash reads all L + 1 bytes and ChaCha20
@@ -13,6 +13,7 @@
  * bits do not depend on the string or its length.
  */
 #include "fxdp_mech_prefix_extending.h"
+#include "fxdp_mech_local_hashing.h"
 
 #define PEM_ITEM_SHIFT 2u                          /* items of [0, 2^30): the hash's top 30 bits */
 
@@ -21,7 +22,7 @@ int fxdp_i_prefix_extending_ok(const fxdp_prefix_extending_cfg *cfg)
     uint32_t width, groups;
 
     if (cfg->max_len < 1u || cfg->max_len > FXDP_PREFIX_EXTENDING_MAX_LENGTH || cfg->step < 1u || cfg->step > 2u ||
-        cfg->start < 1u || cfg->start > 2u || cfg->lh.d != (UINT32_C(1) << 30)) {
+        cfg->start < 1u || cfg->start > 2u || cfg->lh.d != (UINT32_C(1) << 30) || !fxdp_i_local_hashing_ok(&cfg->lh)) {
         return 0;
     }
     width = cfg->max_len + 1u;
@@ -75,7 +76,7 @@ fxdp_status fxdp_prefix_extending(fxdp_rng *r, const fxdp_prefix_extending_cfg *
         st = pem_item(cfg, t, x, &z);
     }
     if (st == FXDP_OK) {
-        st = fxdp_local_hashing(r, &cfg->lh, &z, out + 1);
+        st = fxdp_i_local_hashing_run(r, &cfg->lh, z, out + 1);        /* z < 2^30 = lh.d (checked) */
     }
     if (st == FXDP_OK) {
         out[0] = t;
@@ -85,17 +86,20 @@ fxdp_status fxdp_prefix_extending(fxdp_rng *r, const fxdp_prefix_extending_cfg *
 
 fxdp_status fxdp_prefix_extending_ct(fxdp_rng *r, const fxdp_prefix_extending_cfg *cfg, const uint8_t *x, uint32_t *out)
 {
-    uint32_t t = 0, z = 0;
+    uint32_t t = 0, z = 0, ok = 0;
     fxdp_status st = pem_check(r, cfg, x, out);
 
     if (st == FXDP_OK) {
-        st = fxdp_uniform_below_ct_u32(r, cfg->groups, &t);
+        st = fxdp_i_uniform_below_ct_u32(r, cfg->groups, &t, &ok);
+    }
+    if (st == FXDP_OK && ok == 0u) {            /* the budget's verdict: public, the release fails */
+        st = FXDP_ERR_RANGE;
     }
     if (st == FXDP_OK) {
         st = pem_item(cfg, t, x, &z);
     }
     if (st == FXDP_OK) {
-        st = fxdp_local_hashing_ct(r, &cfg->lh, &z, out + 1);
+        st = fxdp_i_local_hashing_run_ct(r, &cfg->lh, z, out + 1);     /* z < 2^30 = lh.d (checked) */
     }
     if (st == FXDP_OK) {
         out[0] = t;

@@ -98,7 +98,7 @@ fxdp_status fxdp_i_uniform_below_ct_u32(fxdp_rng *r, uint32_t n, uint32_t *out, 
     if (n == 0u) {                          /* callers pass n >= 1; n is public, not a secret branch */
         return FXDP_ERR_PARAM;
     }
-    t = (0u - n) % n;
+    t = fxdp_i_pow32_mod(n);
 
     for (i = 0; i < FXDP_UNIFORM_CT_ROUNDS; i++) {
         if (fxdp_i_take_bits(r, 32u, &w) != FXDP_OK) {

@@ -27,7 +27,16 @@ FIRST_FILES = ("test_eva.py", "test_export_targets.py", "test_fuzz.py", "test_ex
 def pytest_configure(config):
     """One object cache for the session's target builds (fxdp.targets.build, FXDP_OBJECT_CACHE):
     the export tests build the same library files for every kind and form.  Set here, in the
-    controller, before the xdist workers start, so that they share it; removed at the end."""
+    controller, before the xdist workers start, so that they share it; removed at the end.
+    FXDP_COMPILE_LOG=DIR (a measurement, off by default): each process of the session writes every
+    Numba compile it makes, kernel and seconds, to DIR/<pid>.log, to see which kernels the two
+    workers both compile and what the cold compiles cost (docs/verification.md, Time budgets)."""
+    log_dir = os.environ.get("FXDP_COMPILE_LOG")
+    if log_dir:
+        from fxdp import _numba_cache
+        os.makedirs(log_dir, exist_ok=True)
+        notice = _numba_cache.announce_compiles()
+        notice.stream, notice.force = open(os.path.join(log_dir, f"{os.getpid()}.log"), "a", buffering=1), True
     if "FXDP_OBJECT_CACHE" not in os.environ and not hasattr(config, "workerinput"):
         config._fxdp_object_cache = tempfile.mkdtemp(prefix="fxdp-objects-")
         os.environ["FXDP_OBJECT_CACHE"] = config._fxdp_object_cache

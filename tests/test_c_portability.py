@@ -93,3 +93,33 @@ def test_no_float_or_libc_in_sources():
         includes = re.findall(r'#include\s+[<"]([^>"]+)[>"]', text)
         assert set(includes) <= {"fxdp.h", "fxdp_internal.h", "stdint.h", "stddef.h"}, (src.name, includes)
         assert not re.search(r"\b(float|double|malloc|free|memcpy|memset)\b", text), src.name
+
+
+def test_soft_divide_threshold_equals_the_divide(tmp_path):
+    """fxdp_i_pow32_mod's form for cores without a divide instruction (ARMv6-M, AVR), forced on the
+    host by FXDP_SOFT_DIVIDE, equals 2^32 mod n computed by the compiler's divide: every n below 2^17,
+    every n within 2^16 of 2^31 and of 2^32, and 10^6 more from a fixed LCG."""
+    src = tmp_path / "m.c"
+    src.write_text(r'''
+#include "fxdp_internal.h"
+#include <stdio.h>
+static int check(uint32_t n) {
+    if (fxdp_i_pow32_mod(n) != (uint32_t)(UINT64_C(4294967296) % n)) { printf("n=%lu\n", (unsigned long)n); return 1; }
+    return 0;
+}
+int main(void) {
+    uint32_t n, x = 12345u, bad = 0, i;
+    for (n = 1u; n < (1u << 17); n++) bad += (uint32_t)check(n);
+    for (n = 0x7FFF0000u; n < 0x80010000u; n++) bad += (uint32_t)check(n);
+    for (n = 0xFFFF0000u; n != 0u; n++) bad += (uint32_t)check(n);
+    for (i = 0; i < 1000000u; i++) { x = x * 1664525u + 1013904223u; bad += (uint32_t)check(x | 1u); bad += (uint32_t)check(x & ~1u ? x & ~1u : 2u); }
+    printf("bad=%lu\n", (unsigned long)bad);
+    return bad != 0u;
+}
+''')
+    exe = tmp_path / "m"
+    res = subprocess.run(["gcc", "-O2", "-std=c99", "-DFXDP_SOFT_DIVIDE", f"-I{cs.CSRC}", str(src), "-o", str(exe)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "bad=0" in out.stdout, out.stdout[-2000:]

@@ -370,3 +370,40 @@ def test_blocked_support_counts_equal_the_reference_kernel(prime, g):
         assert got.dtype == np.int64 and (got == want).all()
     with pytest.raises(ValueError, match="prime must be below 2"):
         K.support_counts_blocked(a, b, y, 3, 2, 1 << 31)
+
+
+def test_c_config_check_equals_its_definition():
+    """fxdp_i_local_hashing_ok (no 64-bit multiply: adds of w doubled per bit of g - 1) accepts exactly
+    the configs of fxdp.h's definition, on 4,000 configs: valid ones by construction at every bits in
+    [2, 63] and g up to MAX_G, and each perturbed in one field (w, a_p, g, bits), products near 2^64."""
+    from fxdp import native
+    ffi, lib = native.ffi, native.lib
+    rng = np.random.default_rng(7)
+
+    def valid(c):
+        return (2 <= c["bits"] <= 63 and 2 <= c["g"] <= MAX_G and c["w"] >= 1 and 2 <= c["d"] <= 2**31 - 1
+                and c["a_p"] + (c["g"] - 1) * c["w"] == 2 ** c["bits"] and c["a_p"] > c["w"])
+
+    cfgs = []
+    for _ in range(1000):
+        bits = int(rng.integers(2, 64))
+        g = int(rng.choice([2, 3, int(rng.integers(2, 300)), int(rng.integers(2, MAX_G + 1)), MAX_G]))
+        hi = (2 ** bits - 1) // g                       # a_p = 2^bits - (g - 1) w > w  iff  g w < 2^bits
+        if hi < 1:
+            continue
+        w = int(rng.integers(1, hi + 1)) if hi < 2**63 else int(rng.integers(1, 2**62))
+        c = {"a_p": 2 ** bits - (g - 1) * w, "w": w, "d": 10, "g": g, "bits": bits}
+        cfgs += [c, dict(c, w=w + 1), dict(c, a_p=c["a_p"] + 1), dict(c, g=min(g + 1, MAX_G + 1)),
+                 dict(c, bits=bits - 1 if bits > 2 else 64)]
+    cfgs += [{"a_p": 2**63 - (2**16 - 1) * (2**47), "w": 2**47, "d": 10, "g": 2**16, "bits": 63},
+             {"a_p": 1, "w": 2**63 // (2**16 - 1) + 1, "d": 10, "g": 2**16, "bits": 63}]   # the product passes 2^63
+    seen = {True: 0, False: 0}
+    for c in cfgs:
+        if not (0 <= c["a_p"] < 2**64 and 0 <= c["w"] < 2**64):
+            continue
+        out = ffi.new("uint32_t[3]")
+        st = lib.fxdp_local_hashing(native.new_rng_seeded(1, 0), ffi.new("fxdp_local_hashing_cfg *", c),
+                                    ffi.new("uint32_t *", 0), out)
+        assert (st != 1) == valid(c), c
+        seen[valid(c)] += 1
+    assert seen[True] >= 800 and seen[False] >= 2500, seen

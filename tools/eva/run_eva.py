@@ -68,7 +68,7 @@ SPLIT_RETURN = [
     "fxdp_i_bernoulli_dyadic", "fxdp_i_bernoulli_dyadic_ct", "fxdp_i_bernoulli_exp",
     "fxdp_i_bernoulli_rational", "rational_core", "fxdp_i_take_bits", "fxdp_i_discrete_laplace", "fxdp_i_table_sample_ct",
     "rr_bool_check", "rr_check", "geo_check", "geo_ct_check",
-    "rappor_check", "rappor_run", "ue_check", "ue_run", "cms_check", "cms_cell", "pem_check", "pem_item", "fxdp_i_strhash32", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
+    "rappor_check", "rappor_run", "ue_check", "ue_run", "cms_check", "cms_cell", "pem_check", "pem_item", "hh_check", "treehist_check", "fxdp_i_strhash32", "lh_check", "lh_run", "fxdp_lg_one", "draw", "run", "finish",
     "fxdp_rappor_full_provision", "fxdp_longitudinal_provision", "fxdp_i_memo_device", "grr_step", "grr_report", "grr_report_checked",
     "grr_export", "ue_report", "ue_report_checked", "ue_export",
     "sample_buckets", "dbf_report", "dbf_report_checked", "dbf_export",
@@ -169,11 +169,13 @@ def frama_c_version() -> str:
 def analysis_key(src: Path, baseline: Path) -> str:
     """SHA-256 over every input of the analysis (the module docstring lists them).  Whole-program
     on purpose: any change to any source or header changes every entry point's key."""
-    files = sorted({Path(f) for f in sources(src)} | set(src.rglob("*.h")) | set(DRIVERS.glob("*.c"))
-                   | set(HERE.glob("*.h")) | {HERE / "eva_builtins.c"})
+    lib = {Path(f) for f in sources(src) if Path(f).is_relative_to(src)} | set(src.rglob("*.h"))
+    tools = set(DRIVERS.glob("*.c")) | set(HERE.glob("*.h")) | {HERE / "eva_builtins.c"}
+    # ordered by name within the library and the tools, not by absolute path: the key of a copy
+    # of the library elsewhere is the key of the original
+    files = sorted((f"csrc/{f.relative_to(src)}", f) for f in lib) + sorted((f"eva/{f.relative_to(HERE)}", f) for f in tools)
     h = hashlib.sha256()
-    for f in files:
-        rel = f.relative_to(src) if f.is_relative_to(src) else f.relative_to(HERE)
+    for rel, f in files:
         data = f.read_bytes()
         h.update(f"{rel}\0{len(data)}\0".encode())
         h.update(data)

@@ -45,9 +45,10 @@ def _version(cmd: list[str]) -> str:
 
 def key(src: Path = REPO / "csrc") -> str:
     h = hashlib.sha256()
-    for f in sorted([src / "fxdp_fixed.c", *src.glob("*.h"), RUN_WP]):
+    # ordered by name, not by absolute path: the key of a copy of the library elsewhere is the original's
+    for name, f in sorted((f"csrc/{f.name}", f) for f in [src / "fxdp_fixed.c", *src.glob("*.h")]) + [("run_wp.sh", RUN_WP)]:
         data = f.read_bytes()
-        h.update(f"{f.name}\0{len(data)}\0".encode())
+        h.update(f"{name}\0{len(data)}\0".encode())
         h.update(data)
     for cmd in (["frama-c", "-version"], ["why3", "--version"], ["z3", "--version"]):
         h.update(_version(cmd).encode() + b"\0")
