@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -186,6 +187,16 @@ def test_analysis_key_changes_with_any_source(tmp_path):
     shutil.copytree(ROOT / "csrc", src)
     base = run_eva.analysis_key(src, EVA / "baseline.json")
     assert base == run_eva.analysis_key(ROOT / "csrc", EVA / "baseline.json")     # content, not place
+    # and wherever the copy is: beside the checkout, in a directory whose path sorts before its
+    # tools/ ("!" < "/") and in one that sorts after it ("~" > "/") (a key once ordered the files
+    # by absolute path, and only a copy sorting after tools/ saw it)
+    for mark in ("!", "~"):
+        side = Path(tempfile.mkdtemp(prefix=ROOT.name + mark, dir=ROOT.parent))
+        try:
+            shutil.copytree(ROOT / "csrc", side / "csrc")
+            assert run_eva.analysis_key(side / "csrc", EVA / "baseline.json") == base, side
+        finally:
+            shutil.rmtree(side)
     for f in ("fxdp_rng.c", "fxdp_internal.h", "host/fxdp_host_rappor_full.c"):
         old = (src / f).read_bytes()
         (src / f).write_bytes(old + b"\n")
