@@ -7,8 +7,11 @@ keeps one stamp: a digest of (path, size, mtime) over its Python sources.  On im
 stamp removes every ``*.nbi`` / ``*.nbc`` file in the package's ``__pycache__`` directories before
 any kernel is loaded.  A stat per file, no reads: about a millisecond.
 
-Where the package directory is read-only, Numba caches in its user-wide directory instead; that
-case is not covered here (docs/install note: set ``NUMBA_CACHE_DIR`` per version).
+With ``NUMBA_CACHE_DIR`` set, Numba caches each source directory's kernels in that directory
+instead (under ``<directory name>_<SHA-1 of its absolute path>``, numba.core.caching's
+UserProvidedCacheLocator); the same stamp, kept there, clears those.  Where the package directory
+is read-only and ``NUMBA_CACHE_DIR`` is not set, Numba caches in its user-wide directory; that case
+is not covered here (set ``NUMBA_CACHE_DIR`` per version: docs/architecture.md).
 """
 from __future__ import annotations
 
@@ -32,39 +35,76 @@ def source_stamp(package=_PACKAGE):
     return h.hexdigest()
 
 
-def drop_stale(package=_PACKAGE, stamp_path=None):
-    """Remove Numba cache files under ``package`` if its sources changed since the last stamp.
+def numba_cache_dir_of(package=_PACKAGE, cache_dir=None):
+    """The directories where Numba caches the package's kernels under ``NUMBA_CACHE_DIR``
+    (``cache_dir``, default the environment's): one per source directory, named as
+    numba.core.caching.UserProvidedCacheLocator names it.  Empty when it is not set."""
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR") if cache_dir is None else cache_dir
+    if not cache_dir:
+        return []
+    out = []
+    for root, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        if any(f.endswith(".py") for f in files):
+            d = os.path.abspath(root)
+            out.append(os.path.join(cache_dir, f"{os.path.basename(d)}_{hashlib.sha1(d.encode()).hexdigest()}"))
+    return out
 
-    Returns the number of files removed.  Never raises on a file-system error (a read-only install
-    keeps what it has)."""
+
+def _drop_if_changed(dirs, stamp_path, now):
+    """Remove the Numba cache files in dirs unless stamp_path holds now; then write now there."""
+    try:
+        with open(stamp_path) as f:
+            if f.read().strip() == now:
+                return 0
+    except OSError:
+        pass
+    removed = 0
+    for d in dirs:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".nbi", ".nbc")):
+                try:
+                    os.remove(os.path.join(d, name))
+                    removed += 1
+                except OSError:
+                    pass
+    os.makedirs(os.path.dirname(stamp_path), exist_ok=True)
+    tmp = f"{stamp_path}.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(now + "\n")
+    os.replace(tmp, stamp_path)
+    return removed
+
+
+def drop_stale(package=_PACKAGE, stamp_path=None):
+    """Remove Numba cache files of ``package`` if its sources changed since the last stamp: those in
+    its ``__pycache__`` directories and, with ``NUMBA_CACHE_DIR`` set, those Numba keeps there for it
+    (a stamp of their own, beside them).  Returns the number of files removed.  Never raises on a
+    file-system error (a read-only install keeps what it has)."""
     stamp_path = stamp_path or os.path.join(package, "__pycache__", "fxdp-numba-sources.stamp")
+    removed = 0
     try:
         now = source_stamp(package)
-        try:
-            with open(stamp_path) as f:
-                if f.read().strip() == now:
-                    return 0
-        except OSError:
-            pass
-        removed = 0
-        for root, dirs, files in os.walk(package):
-            if os.path.basename(root) != "__pycache__":
-                continue
-            for name in files:
-                if name.endswith((".nbi", ".nbc")):
-                    try:
-                        os.remove(os.path.join(root, name))
-                        removed += 1
-                    except OSError:
-                        pass
-        os.makedirs(os.path.dirname(stamp_path), exist_ok=True)
-        tmp = f"{stamp_path}.{os.getpid()}"
-        with open(tmp, "w") as f:
-            f.write(now + "\n")
-        os.replace(tmp, stamp_path)
-        return removed
     except OSError:
         return 0
+    in_tree = [root for root, _, _ in os.walk(package) if os.path.basename(root) == "__pycache__"]
+    try:
+        removed += _drop_if_changed(in_tree, stamp_path, now)
+    except OSError:
+        pass
+    user = numba_cache_dir_of(package)
+    if user:
+        tag = hashlib.sha1(os.path.abspath(package).encode()).hexdigest()[:16]
+        try:
+            removed += _drop_if_changed(user, os.path.join(os.environ["NUMBA_CACHE_DIR"],
+                                                           f"fxdp-numba-sources-{tag}.stamp"), now)
+        except OSError:
+            pass
+    return removed
 
 
 # --------------------------------------------------------------------------

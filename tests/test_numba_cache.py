@@ -39,9 +39,13 @@ def _write_helper(pkg, delta):
     os.utime(path, (t, t))
 
 
-def _run(root, pkg, guard):
+def _run(root, pkg, guard, cache_dir=None):
+    """f(1) in a fresh process, Numba caching in the package (cache_dir None) or in cache_dir."""
     code = RUN.format(root=root, pkg=pkg, guard=guard)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     return int(out.stdout.strip())
 
 
@@ -64,6 +68,43 @@ def test_unguarded_cache_is_stale_and_guard_fixes_it(tmp_path):
     _write_helper(pkg, delta=10)
     assert _run(root, pkg, guard=True) == 22
     assert _run(root, pkg, guard=True) == 22          # and the new kernel is cached again
+
+
+def test_guard_covers_numba_cache_dir(tmp_path):
+    """With NUMBA_CACHE_DIR set, Numba caches there, not in the package: the same stale kernel
+    without the guard, and the guard clears it there."""
+    cache = tmp_path / "cache"
+    root = str(tmp_path / "plain")
+    pkg = _make_pkg(root, delta=1)
+    assert _run(root, pkg, guard=False, cache_dir=cache) == 4
+    assert not _cache_files(pkg)                       # the files are in the cache directory
+    _write_helper(pkg, delta=10)
+    assert _run(root, pkg, guard=False, cache_dir=cache) == 4      # stale
+
+    root = str(tmp_path / "guarded")
+    pkg = _make_pkg(root, delta=1)
+    assert _run(root, pkg, guard=True, cache_dir=cache) == 4
+    _write_helper(pkg, delta=10)
+    assert _run(root, pkg, guard=True, cache_dir=cache) == 22
+    assert _run(root, pkg, guard=True, cache_dir=cache) == 22
+
+
+def test_numba_cache_dir_is_where_numba_puts_it(tmp_path):
+    from numba.core.caching import UserProvidedCacheLocator
+
+    import fxdp
+    from fxdp._numba_cache import numba_cache_dir_of
+    pkg = os.path.dirname(fxdp.__file__)
+    got = numba_cache_dir_of(pkg, str(tmp_path))
+    want = []
+    for root, dirs, files in os.walk(pkg):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        py = sorted(f for f in files if f.endswith(".py"))
+        if py:
+            want.append(os.path.join(str(tmp_path),
+                                     UserProvidedCacheLocator.get_suitable_cache_subpath(os.path.join(root, py[0]))))
+    assert got == want and len(got) > 5
+    assert numba_cache_dir_of(pkg, "") == []
 
 
 def test_drop_stale_only_when_sources_change(tmp_path):
