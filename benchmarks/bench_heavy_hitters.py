@@ -20,6 +20,17 @@ Mean Sketch, fragments of 2 characters, padding "*"; fxdp: `make_sequence_fragme
 `discover(alphabet=...)`), each sketch of width m and k hashes, epsilon split in halves on both
 sides.  Printed: top-10 recall and precision of the strings found (against the true top 10),
 client reports/s and server seconds.
+
+--discover pem / --discover treehist: discovery by prefixes, against pure-ldp's PEMClient/PEMServer
+and TreeHistClient/TreeHistServer over its default oracle (optimized local hashing).  pure-ldp's
+local hashing server keeps a dense array over the domain of each group's prefixes and aggregates a
+report by hashing every item of it (a Python loop, lh_server.py), so it cannot hold words of 8
+characters over 18 (18^8 items: 82 GiB); its own default is bit strings.  So here every word is a
+string of --bits characters '0'/'1' (--words distinct codes, Zipf as above): pure-ldp extends a
+prefix by one of {0, 1}, fxdp by any byte.  Both start from prefixes of 2 characters (PEM) or 1
+(TreeHist), one character more per group or level, and report their top 10.  Printed as for --sfp.
+
+    python3 benchmarks/bench_heavy_hitters.py --discover pem --words 1000 --bits 12 --peer-n 20000
 """
 from __future__ import annotations
 
@@ -132,6 +143,86 @@ def sfp(args, vocab, idx, values, counts, order, peer_n):
                   f"{ts_:.2f} |", flush=True)
 
 
+def statsmodels_stub_if_broken():
+    """pure-ldp imports statsmodels for its RAPPOR server, which these methods never use; where
+    that import fails (statsmodels 0.14.4, which LDP-hierarchical-mechanism pins, against a newer
+    pandas or scipy: benchmarks/bench_ranges.py's venv) a stub stands in for ``statsmodels.api``."""
+    try:
+        import pure_ldp.heavy_hitters  # noqa: F401
+    except (ImportError, TypeError):
+        import types
+        for name in list(sys.modules):
+            if name.startswith(("statsmodels", "pure_ldp")):
+                del sys.modules[name]
+        stub = types.ModuleType("statsmodels")
+        stub.api = types.ModuleType("statsmodels.api")
+        sys.modules["statsmodels"], sys.modules["statsmodels.api"] = stub, stub.api
+
+
+def pure_ldp_prefixes(kind, values, eps, alphabet, max_len, top):
+    """pure-ldp's PEM (prefixes from 2 characters, one more per group) or TreeHist (one character
+    per level) over its default oracle: (the top strings found, client seconds, server seconds)."""
+    statsmodels_stub_if_broken()
+    from pure_ldp.heavy_hitters.prefix_extending.pem_client import PEMClient
+    from pure_ldp.heavy_hitters.prefix_extending.pem_server import PEMServer
+    from pure_ldp.heavy_hitters.treehistogram.treehist_client import TreeHistClient
+    from pure_ldp.heavy_hitters.treehistogram.treehist_server import TreeHistServer
+
+    from oracle_table import xxhash_accepts_str
+    numpy1_zeros_none()
+    xxhash_accepts_str()
+    if kind == "pem":
+        cl = PEMClient(eps, 1, max_len, 1, alphabet=list(alphabet))     # its index map: the bits' value
+        srv = PEMServer(eps, 1, max_len, 1, alphabet=list(alphabet))
+    else:
+        # Its default index map (the bits' value) gives prefixes of different lengths the same
+        # item ("01" and "1"), and TreeHist keeps every length in one oracle: a leading 1 keeps
+        # them apart, over a domain twice as large
+        index = lambda x: int("1" + x, 2)                     # noqa: E731
+        cl = TreeHistClient(eps, 1, max_len, alphabet=list(alphabet), index_mapper=index)
+        srv = TreeHistServer(eps, max_len, 1, alphabet=list(alphabet), index_mapper=index)
+        for oracle in (srv.fragment_estimator, srv.word_estimator):
+            oracle.update_params(d=2 << max_len)
+    tc, t0 = peer_client_and_aggregate(cl, srv, values)
+    found, _ = srv.find_heavy_hitters(k=top)
+    return [f.replace("*", "") for f in found], tc, time.perf_counter() - t0
+
+
+def prefixes(kind, args, vocab, idx, peer_n):
+    from fxdp.mechanisms.strings.prefix_extending import make_prefix_extending
+    from fxdp.mechanisms.strings.treehist import make_treehist
+    if args.words > 1 << args.bits:
+        raise SystemExit(f"--words {args.words} does not fit --bits {args.bits}")
+    codes = np.random.default_rng([1, 0xB17]).choice(1 << args.bits, size=args.words, replace=False)
+    words = [format(int(c), f"0{args.bits}b") for c in codes]
+    values = [words[i] for i in idx]
+    alphabet = "01"
+    counts = np.bincount(idx, minlength=args.words)
+    true_top = {words[i] for i in np.argsort(-counts, kind="stable")[:10]}
+    L = args.bits
+    name = {"pem": "Prefix Extending Method", "treehist": "TreeHist"}[kind]
+    print(f"{name}: words of {L} characters '0'/'1'; top 10")
+    print("| eps | side | top-10 recall | precision | strings found | client reports/s | server s |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for eps in args.eps:
+        m = make_prefix_extending(L, eps) if kind == "pem" else make_treehist(L, eps)
+        m.simulate(values[:1000], seed=0)
+        t0 = time.perf_counter()
+        rep = m.simulate(values, seed=1)
+        tc = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        found = [r["value"].decode(errors="replace") for r in m.discover(rep, top=10)]
+        ts = time.perf_counter() - t0
+        rows = [("fxdp", found, args.n / tc, ts, true_top)]
+        pf, ptc, pts = pure_ldp_prefixes(kind, values[:peer_n], eps, alphabet, L, 10)
+        ptop = {words[i] for i in np.argsort(-np.bincount(idx[:peer_n], minlength=args.words), kind="stable")[:10]}
+        rows.append(("pure-ldp", pf[:10], peer_n / ptc, pts, ptop))
+        for side, f, rate, ts_, want in rows:
+            hit = len(set(f) & want)
+            print(f"| {eps:g} | {side} | {hit / 10:.2f} | {hit / max(1, len(f)):.2f} | {len(f)} | {rate:.3g} | "
+                  f"{ts_:.2f} |", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10 ** 6)
@@ -142,6 +233,8 @@ def main(argv=None):
     ap.add_argument("--candidates", type=int, default=1000)
     ap.add_argument("--peer-n", type=int, default=None, help="devices the peer runs (default --n)")
     ap.add_argument("--sfp", action="store_true", help="the Sequence Fragment Puzzle's discovery instead")
+    ap.add_argument("--discover", choices=["pem", "treehist"], help="discovery by prefixes instead (PEM, TreeHist)")
+    ap.add_argument("--bits", type=int, default=12, help="--discover: the words' length in characters '0'/'1'")
     args = ap.parse_args(argv)
     import numba
 
@@ -160,6 +253,8 @@ def main(argv=None):
           f"k = {args.hashes}; the {args.candidates} most frequent words are the candidates")
     if args.sfp:
         return sfp(args, vocab, idx, values, counts, order, peer_n)
+    if args.discover:
+        return prefixes(args.discover, args, vocab, idx, peer_n)
     print("| sketch | eps | side | MSE | top-10 recall | top-50 recall | client reports/s | server s | bits/report |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for hadamard in (False, True):
