@@ -114,6 +114,14 @@ def pure_ldp_sfp(values, eps, k, m, alphabet, max_len, top):
     return [f.rstrip("*") for f in found], tc, time.perf_counter() - t0
 
 
+def print_discovery(eps, rows):
+    """One table row per side: (side, strings found, client rate, server s, the true top 10)."""
+    for side, f, rate, ts_, want in rows:
+        hit = len(set(f) & want)
+        print(f"| {eps:g} | {side} | {hit / 10:.2f} | {hit / max(1, len(f)):.2f} | {len(f)} | {rate:.3g} | "
+              f"{ts_:.2f} |", flush=True)
+
+
 def sfp(args, vocab, idx, values, counts, order, peer_n):
     from fxdp.mechanisms.strings.sequence_fragment_puzzle import make_sequence_fragment_puzzle
     alphabet = "".join(sorted(set("".join(vocab))))
@@ -137,10 +145,7 @@ def sfp(args, vocab, idx, values, counts, order, peer_n):
         pf, ptc, pts = pure_ldp_sfp(values[:peer_n], eps, args.hashes, args.width, alphabet, max_len + max_len % 2, 10)
         ptop = {vocab[i] for i in np.argsort(-np.bincount(idx[:peer_n], minlength=args.words), kind="stable")[:10]}
         rows.append(("pure-ldp", pf[:10], peer_n / ptc, pts, ptop))
-        for side, f, rate, ts_, want in rows:
-            hit = len(set(f) & want)
-            print(f"| {eps:g} | {side} | {hit / 10:.2f} | {hit / max(1, len(f)):.2f} | {len(f)} | {rate:.3g} | "
-                  f"{ts_:.2f} |", flush=True)
+        print_discovery(eps, rows)
 
 
 def statsmodels_stub_if_broken():
@@ -217,10 +222,7 @@ def prefixes(kind, args, vocab, idx, peer_n):
         pf, ptc, pts = pure_ldp_prefixes(kind, values[:peer_n], eps, alphabet, L, 10)
         ptop = {words[i] for i in np.argsort(-np.bincount(idx[:peer_n], minlength=args.words), kind="stable")[:10]}
         rows.append(("pure-ldp", pf[:10], peer_n / ptc, pts, ptop))
-        for side, f, rate, ts_, want in rows:
-            hit = len(set(f) & want)
-            print(f"| {eps:g} | {side} | {hit / 10:.2f} | {hit / max(1, len(f)):.2f} | {len(f)} | {rate:.3g} | "
-                  f"{ts_:.2f} |", flush=True)
+        print_discovery(eps, rows)
 
 
 def main(argv=None):
