@@ -52,7 +52,8 @@ def numba_cache_dir_of(package=_PACKAGE, cache_dir=None):
 
 
 def _drop_if_changed(dirs, stamp_path, now):
-    """Remove the Numba cache files in dirs unless stamp_path holds now; then write now there."""
+    """Remove the Numba cache files in dirs() unless stamp_path holds now; then write now there.
+    dirs is called only on a change (an import with unchanged sources walks nothing more)."""
     try:
         with open(stamp_path) as f:
             if f.read().strip() == now:
@@ -60,7 +61,7 @@ def _drop_if_changed(dirs, stamp_path, now):
     except OSError:
         pass
     removed = 0
-    for d in dirs:
+    for d in dirs():
         try:
             names = os.listdir(d)
         except OSError:
@@ -91,17 +92,18 @@ def drop_stale(package=_PACKAGE, stamp_path=None):
         now = source_stamp(package)
     except OSError:
         return 0
-    in_tree = [root for root, _, _ in os.walk(package) if os.path.basename(root) == "__pycache__"]
     try:
-        removed += _drop_if_changed(in_tree, stamp_path, now)
+        removed += _drop_if_changed(
+            lambda: [root for root, _, _ in os.walk(package) if os.path.basename(root) == "__pycache__"],
+            stamp_path, now)
     except OSError:
         pass
-    user = numba_cache_dir_of(package)
-    if user:
+    if os.environ.get("NUMBA_CACHE_DIR"):
         tag = hashlib.sha1(os.path.abspath(package).encode()).hexdigest()[:16]
         try:
-            removed += _drop_if_changed(user, os.path.join(os.environ["NUMBA_CACHE_DIR"],
-                                                           f"fxdp-numba-sources-{tag}.stamp"), now)
+            removed += _drop_if_changed(lambda: numba_cache_dir_of(package),
+                                        os.path.join(os.environ["NUMBA_CACHE_DIR"], f"fxdp-numba-sources-{tag}.stamp"),
+                                        now)
         except OSError:
             pass
     return removed
