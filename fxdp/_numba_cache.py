@@ -8,7 +8,7 @@ stamp removes every ``*.nbi`` / ``*.nbc`` file in the package's ``__pycache__`` 
 any kernel is loaded.  A stat per file, no reads: about a millisecond.
 
 With ``NUMBA_CACHE_DIR`` set, Numba caches each source directory's kernels in that directory
-instead (under ``<directory name>_<SHA-1 of its absolute path>``, numba.core.caching's
+instead (one directory per source directory, named by numba.core.caching's
 UserProvidedCacheLocator); the same stamp, kept there, clears those.  Where the package directory
 is read-only and ``NUMBA_CACHE_DIR`` is not set, Numba caches in its user-wide directory; that case
 is not covered here (set ``NUMBA_CACHE_DIR`` per version: docs/architecture.md).
@@ -37,17 +37,20 @@ def source_stamp(package=_PACKAGE):
 
 def numba_cache_dir_of(package=_PACKAGE, cache_dir=None):
     """The directories where Numba caches the package's kernels under ``NUMBA_CACHE_DIR``
-    (``cache_dir``, default the environment's): one per source directory, named as
-    numba.core.caching.UserProvidedCacheLocator names it.  Empty when it is not set."""
+    (``cache_dir``, default the environment's): one per source directory, named by Numba's own
+    UserProvidedCacheLocator.  Empty when it is not set.  Called only when the sources changed, so
+    the Numba import costs an unchanged ``import fxdp`` nothing."""
     cache_dir = os.environ.get("NUMBA_CACHE_DIR") if cache_dir is None else cache_dir
     if not cache_dir:
         return []
+    from numba.core.caching import UserProvidedCacheLocator
     out = []
     for root, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        if any(f.endswith(".py") for f in files):
-            d = os.path.abspath(root)
-            out.append(os.path.join(cache_dir, f"{os.path.basename(d)}_{hashlib.sha1(d.encode()).hexdigest()}"))
+        py = sorted(f for f in files if f.endswith(".py"))
+        if py:
+            sub = UserProvidedCacheLocator.get_suitable_cache_subpath(os.path.join(os.path.abspath(root), py[0]))
+            out.append(os.path.join(cache_dir, sub))
     return out
 
 
