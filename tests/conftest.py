@@ -5,7 +5,8 @@ passes it; see README) and are skipped in a quick local run.
 
 README's test command runs on two pytest-xdist workers (``-n 2``).  Each worker takes whole
 files (a module's fixtures, such as the export-targets build, are made once), the longest
-files first, in FIRST_FILES' order, so that the short ones fill the end of the session.
+files first, in FIRST_FILES' order, so that the short ones fill the end of the session.  The two
+workers compile each Numba kernel once between them (_compile_once_across_workers).
 """
 import os
 import shutil
@@ -40,6 +41,44 @@ def pytest_configure(config):
     if "FXDP_OBJECT_CACHE" not in os.environ and not hasattr(config, "workerinput"):
         config._fxdp_object_cache = tempfile.mkdtemp(prefix="fxdp-objects-")
         os.environ["FXDP_OBJECT_CACHE"] = config._fxdp_object_cache
+    if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", None):
+        config._fxdp_compile_locks = tempfile.mkdtemp(prefix="fxdp-compile-locks-")
+        os.environ["FXDP_TEST_COMPILE_LOCKS"] = config._fxdp_compile_locks
+    if hasattr(config, "workerinput") and os.environ.get("FXDP_TEST_COMPILE_LOCKS"):
+        _compile_once_across_workers(os.environ["FXDP_TEST_COMPILE_LOCKS"])
+
+
+def _compile_once_across_workers(lock_dir):
+    """The xdist workers compile a kernel once between them: a worker that is about to compile a
+    (kernel, signature) takes a file lock for it first, so if the other worker is compiling it, this
+    one waits and then loads what the other wrote to Numba's on-disk cache (Numba's compile looks
+    there before it compiles).  Without it, on a cold cache the two workers compiled the same fleet
+    kernels (the export tests of both files) side by side.  Kernels call kernels, never in a
+    circle, so the locks are taken in one order; a thread does not wait on a lock it holds."""
+    import fcntl
+    import hashlib
+    import threading
+
+    from numba.core import dispatcher, sigutils
+
+    compile_here = dispatcher.Dispatcher.compile
+    held = threading.local()
+
+    def compile_once(self, sig):
+        args, _ = sigutils.normalize_signature(sig)
+        mine = held.__dict__.setdefault("keys", set())
+        key = hashlib.sha1(f"{self.py_func.__module__}.{self.py_func.__qualname__}{tuple(args)}".encode()).hexdigest()
+        if tuple(args) in self.overloads or key in mine:
+            return compile_here(self, sig)
+        with open(os.path.join(lock_dir, key), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            mine.add(key)
+            try:
+                return compile_here(self, sig)
+            finally:
+                mine.discard(key)
+
+    dispatcher.Dispatcher.compile = compile_once
 
 
 def pytest_unconfigure(config):
@@ -47,6 +86,10 @@ def pytest_unconfigure(config):
     if made:
         shutil.rmtree(made, ignore_errors=True)
         os.environ.pop("FXDP_OBJECT_CACHE", None)
+    locks = getattr(config, "_fxdp_compile_locks", None)
+    if locks:
+        shutil.rmtree(locks, ignore_errors=True)
+        os.environ.pop("FXDP_TEST_COMPILE_LOCKS", None)
 
 
 def pytest_addoption(parser):

@@ -210,35 +210,6 @@ def test_cells_are_the_reference_hash():
     assert [[m.cell(j, s) for j in range(7)] for s in strs] == cells.tolist()
 
 
-def test_kernels_are_integer_only():
-    """The fleet's chunk kernel typed with the argument types run_fleet passes: no float anywhere
-    (the checker of tests/test_numba_types.py)."""
-    import numba
-    from numba.core import types
-    from test_numba_types import float_uses
-    from fxdp.mechanisms.strings import _kernels_count_mean_sketch as KC
-    from fxdp.samplers._nb_run import dyadic_run_table
-    U32, U8 = types.uint32, types.uint8
-    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
-    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
-    argtypes = [a1(U32), a2(U32), types.Array(U32, 3, "C"), numba.typeof(dyadic_run_table(5, 32)), a1(U32),
-                a1(types.uint64), types.int64, types.int64, U32, a2(U32), U32] + [types.uint64] * 4 + [
-                types.boolean, a2(U8), a2(U8), a1(U8), a1(types.int64)]
-    assert float_uses(KC._chunk_cms.py_func, argtypes) == []
-    hcms = [a1(U32), a2(U32), a1(U32), a1(types.uint64), types.int64, types.int64, U32, a2(U32), U32] + \
-        [types.uint64] * 4 + [types.boolean, a2(U8), a2(U32), a1(U8), a1(types.int64)]
-    assert float_uses(KC._chunk_hcms.py_func, hcms) == []
-    assert float_uses(KC.sketch_rows.py_func, [a2(U8), a2(types.int64), a1(types.int64)]) == []
-    assert float_uses(KC.hadamard_sign_rows.py_func, [a2(U32), a2(types.int64), a1(types.int64)]) == []
-    assert float_uses(KC.sketch_counts.py_func, [a1(U32), a2(U8), a2(types.int64)]) == []
-    assert float_uses(KC.hadamard_signs.py_func, [a1(types.int64)] * 3 + [a2(types.int64)]) == []
-    assert float_uses(KC.candidate_cells.py_func, [a2(U32), a2(U8), U32, a2(types.int64)]) == []
-    sk = argtypes[:17] + [a1(U8), a2(types.int64), a1(types.int64), a1(U8)]
-    assert float_uses(KC._chunk_cms_sketch.py_func, sk) == []
-
-
-# --- the Hadamard variant (HCMS)
-
 @pytest.mark.parametrize("eps", [0.25, 1, 4, 16])
 def test_hcms_realized_epsilon_never_exceeds_the_request(eps):
     m = make_count_mean_sketch(16, 4, eps, hadamard=True, bits=24)

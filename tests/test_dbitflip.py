@@ -360,20 +360,6 @@ def test_config_kind_device_spec_and_paper_mapping():
     assert (u.true_statistic(np.arange(10)) == np.bincount(np.arange(10) * 3 // 10) / 10).all()
 
 
-def test_kernels_are_integer_only():
-    from numba.core import types
-    from test_numba_types import float_uses
-    from fxdp.mechanisms.memoized import _kernels_dbitflip as KD
-    S, U, I, B = types.uint32[::1], types.uint64, types.int64, types.boolean
-    X = types.Array(types.int64, 2, "C")
-    sigs = [(KD._chunk, [S, S, S, types.Array(types.uint32, 2, "C"), types.int64[::1], types.int64[::1], S,
-                         types.uint64[::1], I, I, types.uint32] + [U] * 6 + [B, X, types.Array(types.int64, 3, "C"),
-                                                                            types.uint8[::1], types.int64[::1]]),
-            (KD.release_dbitflip, [S] + [U] * 6 + [B, I, types.int64[::1]])]
-    for fn, argtypes in sigs:
-        assert float_uses(fn.py_func, argtypes, nrt=fn is KD.release_dbitflip) == [], fn.__name__
-
-
 def test_c_constant_time_form_counts_do_not_depend_on_the_item(tmp_path):
     """callgrind instruction counts of fxdp_dbitflip_report[_ct] (tests/c/ct_dbf_harness.c, -O2 and
     -Os): for each configuration and each of 4 devices (secrets), 40 items spread over every bucket

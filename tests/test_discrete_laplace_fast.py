@@ -443,12 +443,3 @@ def test_fleet_bad_params():
 # --------------------------------------------------------------------------
 # integers only (the typing check of tests/test_numba_types.py)
 
-def test_kernels_type_without_floating_point():
-    from numba.core import types
-    from test_numba_types import float_uses
-    S, U, I = types.uint32[::1], types.uint64, types.int64
-    tab, look, out = types.uint64[::1], types.int16[::1], types.int64[::1]
-    assert float_uses(NF.fill_dlap_fast_core.py_func, [S, U, U, tab, look, out, I]) == []
-    assert float_uses(NF.fleet_dlap_fast_core.py_func,
-                      [types.uint32[::1], types.uint64[::1], types.uint32, U, U, tab, look, I,
-                       types.Array(types.int64, 2, "C"), types.int64[::1]], nrt=True) == []

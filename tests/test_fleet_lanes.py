@@ -62,7 +62,7 @@ def test_lane_blocks_compile_for_the_widest_vectors():
     src = textwrap.dedent(inspect.getsource(lane_blocks.py_func)).replace("    prefer_wide_vectors()\n", "")
     assert "prefer_wide_vectors" not in src.split('"""')[2]
     ns = dict(lane_blocks.py_func.__globals__)
-    exec(src.replace("@_jit\n", ""), ns)
+    exec(src.replace("@jit\n", ""), ns)
     plain = numba.njit(nogil=True)(ns["lane_blocks"])
     plain(key, ids, 0, LANES, 0, 0, y)
     assert (x == y).all()

@@ -439,26 +439,6 @@ def test_c_fuzz_under_sanitizers(tmp_path, seed):
     assert ok > 5_000, res.stdout                   # the valid calls really release
 
 
-def test_kernels_are_integer_only():
-    """The longitudinal kernels, typed with the argument types the fleet passes: no float anywhere
-    (the checker of tests/test_numba_types.py)."""
-    from numba.core import types
-    from test_numba_types import float_uses
-    from fxdp.mechanisms.memoized import _kernels_longitudinal as KL
-    S, U, I, B = types.uint32[::1], types.uint64, types.int64, types.boolean
-    X = types.Array(types.int64, 2, "C")
-    common = [S, S, S, S, types.uint64[::1], I, I, types.uint32]
-    tail = [types.uint8[::1], types.int64[::1]]
-    sigs = [(KL._chunk_grr, common + [U] * 6 + [B, X, X] + tail),
-            (KL._chunk_ue, [S, S, S, types.uint8[::1], S, types.uint64[::1], I, I, types.uint32] + [U] * 4
-             + [B, X, types.Array(types.uint8, 3, "C")] + tail),
-            (KL.release_longitudinal_grr, [S, S] + [U] * 6 + [B, I]),
-            (KL.release_longitudinal_ue, [S, S] + [U] * 4 + [B, I, types.uint8[::1]])]
-    for fn, argtypes in sigs:
-        assert float_uses(fn.py_func, argtypes, nrt=fn in (KL.release_longitudinal_grr,
-                                                           KL.release_longitudinal_ue)) == [], fn.__name__
-
-
 @pytest.mark.parametrize("ct", CT, ids=IDS)
 def test_ue_simulate_support_equals_the_support_of_simulate(ct):
     # the O(d)-memory round (variance table at d = 65536) against one round's n x d reports' column

@@ -172,3 +172,62 @@ def test_compile_stream_core_covers_the_signatures_the_fleet_kernels_call():
     fxdp.make_geometric(10, bounds=(10, 30)).simulate([20] * n, seed=1)
     after = {d.__name__: set(d.signatures) for d in core}
     assert after == before
+
+
+def test_the_test_workers_compile_a_kernel_once(tmp_path):
+    """tests/conftest.py's lock between the xdist workers: a worker about to compile a kernel that
+    the other is compiling waits for it, then loads the kernel from Numba's cache instead of
+    compiling it again.  Here the test holds the kernel's lock while a first process (no lock)
+    compiles it into the cache; a second process, which takes the lock, waits until the test lets
+    go and then compiles nothing."""
+    import fcntl
+    import hashlib
+
+    from numba.core import types
+
+    tests = os.path.dirname(os.path.abspath(__file__))
+    (tmp_path / "toy_lock.py").write_text(textwrap.dedent("""
+        import numba
+
+        @numba.njit(cache=True)
+        def total(n):
+            s = 0
+            for i in range(n):
+                s += i
+            return s
+        """))
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = [{tests!r}, {str(tmp_path)!r}]
+        from numba.core import event
+        if sys.argv[1] == "locked":
+            from conftest import _compile_once_across_workers
+            _compile_once_across_workers({str(locks)!r})
+        compiles = []
+
+        class Count(event.Listener):
+            def on_start(self, ev):
+                compiles.append(ev.data["dispatcher"].py_func.__name__)
+
+            def on_end(self, ev):
+                pass
+
+        event.register("numba:compile", Count())
+        import toy_lock
+        print(toy_lock.total(10), compiles)
+        """)
+    key = hashlib.sha1(f"toy_lock.total{(types.int64,)}".encode()).hexdigest()
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    with open(locks / key, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        waiting = subprocess.Popen([sys.executable, "-c", script, "locked"], stdout=subprocess.PIPE, text=True,
+                                   env=env)
+        first = subprocess.run([sys.executable, "-c", script, "free"], capture_output=True, text=True, env=env)
+        assert first.returncode == 0 and first.stdout.split()[0] == "45", first.stderr
+        assert "total" in first.stdout                     # the first process compiled it
+        time.sleep(1.0)
+        assert waiting.poll() is None                      # the second one is still waiting for the lock
+    out, _ = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0 and out.split() == ["45", "[]"], out   # loaded, not compiled

@@ -2,15 +2,22 @@
 
 Numba silently promotes a uint64 mixed with a signed integer to float64 (for
 example ``x < y`` with x uint64, y int64 compares two doubles), which would
-break exactness for values above 2^53.  This test runs Numba's front end and
-type inference (with IR inlining, so every ``inline="always"`` helper is
-typed inside its caller) on every kernel that is not inlined, with the
-argument types the kernels are called with, and fails on any float or
-complex type among the variables, the call signatures or the return type.
+break exactness for values above 2^53.  Every fxdp kernel compiles through
+``fxdp.samplers._nb_jit.IntegerOnlyCompiler``, which refuses a function typed
+with floating point (every ``inline="always"`` helper is typed inside its
+caller), at every compile of every signature.  These tests check that the check
+refuses what it must (toy kernels), that every kernel of the package compiles
+through it (but the few named off the sampling path), and type the samplers'
+kernels with the argument types they are called with (``float_uses`` below, on
+Numba's front end and type inference only) for the signatures no other test
+compiles.
 """
+import importlib
+import pkgutil
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 from numba.core import compiler, types
@@ -19,7 +26,9 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import cpu_target
 from numba.core.typed_passes import NopythonTypeInference
 
+import fxdp
 from fxdp.samplers import _kernels as K
+from fxdp.samplers import _nb_jit as J
 
 _CAPTURED = []
 
@@ -61,25 +70,9 @@ def typing_of(py_func, argtypes, nrt=False):
     return _CAPTURED[-1]
 
 
-def _is_float(t):
-    if isinstance(t, (types.Float, types.Complex)):
-        return True
-    if isinstance(t, types.BaseTuple):
-        return any(_is_float(x) for x in t.types)
-    if isinstance(t, types.Array):
-        return _is_float(t.dtype)
-    return False
-
-
 def float_uses(py_func, argtypes, nrt=False):
-    typemap, calltypes, ret = typing_of(py_func, argtypes, nrt)
-    bad = [f"{k}: {v}" for k, v in typemap.items() if _is_float(v)]
-    for sig in calltypes.values():
-        if sig is not None and (any(_is_float(a) for a in sig.args) or _is_float(sig.return_type)):
-            bad.append(str(sig))
-    if _is_float(ret):
-        bad.append(f"return {ret}")
-    return bad
+    """The float uses fxdp's compile check would refuse, from typing alone (no lowering)."""
+    return J.float_uses(*typing_of(py_func, argtypes, nrt))
 
 
 S = types.uint32[::1]
@@ -139,9 +132,11 @@ SIGS = kernel_signatures()
 
 @pytest.mark.parametrize("fn,argtypes", SIGS, ids=[f"{f.__name__}{i}" for i, (f, _) in enumerate(SIGS)])
 def test_no_floating_point(fn, argtypes):
-    # _device_state allocates a state, the fleet kernels one state and one lane array per chunk
-    nrt = fn is K._device_state or fn.__name__.startswith("fleet_")
-    assert float_uses(fn.py_func, argtypes, nrt) == []
+    """Each sampler kernel compiles, through the integer-only check, with the argument types it is
+    called with (a compile the parity tests would make anyway: it goes to Numba's cache)."""
+    assert fn._compiler.pipeline_class is J.IntegerOnlyCompiler
+    fn.compile(tuple(argtypes))
+    assert tuple(argtypes) in fn.overloads
 
 
 def test_checker_catches_mixed_signedness():
@@ -153,6 +148,89 @@ def test_checker_catches_mixed_signedness():
 
     assert float_uses(mixed, [I, I])
     assert float_uses(division, [I])
+
+
+@J.ijit
+def _toy_inlined_compare(a, b):
+    return a < b
+
+
+@J.jit
+def _toy_calls_inlined(a, b):
+    return _toy_inlined_compare(a, b)
+
+
+@J.pjit
+def _toy_parallel_mean(a):
+    s = 0
+    for i in numba.prange(a.shape[0]):
+        s += a[i]
+    return s / a.shape[0]
+
+
+@J.jit
+def _toy_sum(a):
+    s = np.uint64(0)
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+def test_the_compile_check_refuses_floating_point():
+    """A kernel decorated as fxdp's are does not compile when typed with floating point: a uint64
+    compared with an int64 inside an inlined helper (Numba compares two doubles), a division in a
+    parallel kernel; integer code compiles and runs as with Numba's own pipeline."""
+    with pytest.raises(J.FloatInKernel, match=r"_toy_calls_inlined .*integer-only.*call \(float64, float64\)"):
+        _toy_calls_inlined(np.uint64(1), np.int64(2))
+    assert _toy_calls_inlined(np.uint64(1), np.uint64(2)) is True        # the same code, one signedness
+    with pytest.raises(J.FloatInKernel, match="_toy_parallel_mean"):
+        _toy_parallel_mean(np.arange(4, dtype=np.int64))
+    a = np.arange(10, dtype=np.uint64)
+    assert _toy_sum(a) == 45 and _toy_sum.py_func(a) == 45
+
+
+# Dispatchers compiled with Numba's own pipeline, floats allowed: each off the sampling path.
+FLOAT_KERNELS = {
+    "fxdp.mechanisms._kernels_common.categorical_fill": "a synthetic population's true values, drawn from doubles",
+    # the finite-precision audit's sweeps measure the device's fixed-point ln, CORDIC and noise
+    # against float64 references, with the margins docs/finite_precision.md states
+    "fxdp.mechanisms.finite._kernels_laplace.sweep_cordic": "measures CORDIC against float64 cos and sin",
+    "fxdp.mechanisms.finite._kernels_laplace.sweep_noise_1d": "measures the 1-D noise magnitude against float64",
+    "fxdp.mechanisms.finite._kernels_laplace.sweep_planar": "measures the planar noise against float64",
+    "fxdp.mechanisms.strings._kernels_sequence_fragment_puzzle.fragment_scores":
+        "the server's estimate: sums the sketch's debiased cell estimates",
+}
+
+
+def _package_dispatchers():
+    found = {}
+    for info in pkgutil.walk_packages(fxdp.__path__, "fxdp."):
+        if info.name.endswith("__main__"):        # runs the command line
+            continue
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError as e:        # an optional extra (Dask, pyarrow) not installed
+            if "fxdp" in str(e):
+                raise
+            continue
+        for v in vars(mod).values():
+            if isinstance(v, numba.core.dispatcher.Dispatcher) and v.py_func.__module__ == info.name:
+                found[f"{info.name}.{v.py_func.__name__}"] = v
+    return found
+
+
+def test_every_kernel_compiles_through_the_check():
+    """Every Numba function of the package compiles with the integer-only check, but those named
+    in FLOAT_KERNELS; so a kernel that is ever called with a signature that types a float fails to
+    compile, wherever it is called (every test of its family)."""
+    found = _package_dispatchers()
+    assert len(found) > 250, len(found)         # 295 on 2026-12-08: the walk found them
+    unchecked = sorted(name for name, d in found.items()
+                       if d._compiler.pipeline_class is not J.IntegerOnlyCompiler and name not in FLOAT_KERNELS)
+    assert unchecked == []
+    assert set(FLOAT_KERNELS) <= set(found), set(FLOAT_KERNELS) - set(found)
+    for name in FLOAT_KERNELS:
+        assert found[name]._compiler.pipeline_class is not J.IntegerOnlyCompiler, name
 
 
 def test_import_compiles_nothing():

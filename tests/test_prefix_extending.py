@@ -104,19 +104,6 @@ def test_fleet_discovery_at_scale():
     assert {r["value"] for r in top} == {words[i].encode() for i in range(5)}
 
 
-def test_kernels_are_integer_only():
-    from numba.core import types
-    from test_numba_types import float_uses
-    from fxdp.mechanisms.strings import _kernels_prefix_extending as KP
-    U8, U32, U64, I = types.uint8, types.uint32, types.uint64, types.int64
-    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
-    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
-    sig = [a1(U32), a2(U32), a1(U32), a1(U64), I, I, U32, U64, a1(I), a2(U32)] + [U64] * 5 + [
-        types.boolean, a2(U8), a1(U8), a2(I), a1(U8), a1(I)]
-    assert float_uses(KP._chunk_pem.py_func, sig) == []
-    assert float_uses(KP.item_support.py_func, [a1(I)] * 4 + [U64, U64, a1(I)]) == []
-
-
 @pytest.mark.parametrize("g", [2, 3, 55, 56, 1000, 65535, 65536])
 def test_item_support_with_folds_and_multiply_shift_is_the_plain_count(g):
     """The server kernel's Mersenne folds and multiply-shift remainder against the two divisions,

@@ -178,24 +178,6 @@ def test_bad_input_is_refused():
         make_sequence_fragment_puzzle(4, width=2048).device_spec()
 
 
-def test_kernels_are_integer_only():
-    from numba.core import types
-    from test_numba_types import float_uses
-    from fxdp.mechanisms.strings import _kernels_sequence_fragment_puzzle as KS
-    U8, U32, U64, I = types.uint8, types.uint32, types.uint64, types.int64
-    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
-    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
-    a3 = lambda t: types.Array(t, 3, "C")                     # noqa: E731
-    coeffs = [a1(U32), a2(U32), U32, U64, a2(U32), U32, U64]
-    tail = [types.boolean, a2(U8)]
-    cms = ([a1(U32), a2(U32), a3(U32), a1(U8), a1(U32), a1(U64), I, I, U32, U64] + coeffs + [U64] * 5 + tail
-           + [a2(U8), a1(U8), a1(I), a2(U32), a2(U32), I])
-    assert float_uses(KS._chunk_sfp_cms.py_func, cms) == []
-    hcms = ([a1(U32), a2(U32), a1(U8), a1(U32), a1(U64), I, I, U32, U64] + coeffs + [U64] * 5 + tail
-            + [a2(U32), a1(U8), a1(I)])
-    assert float_uses(KS._chunk_sfp_hcms.py_func, hcms) == []
-
-
 def test_reports_round_trip_and_the_cli_discovers(tmp_path, capsys):
     check_cli_round_trip_and_discovery(tmp_path, capsys, 'kind = "sequence_fragment_puzzle"\nepsilon = 10\n'
                                        'max_length = 6\nwidth = 256\nhashes = 16\nfragment_width = 65536\n'

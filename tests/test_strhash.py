@@ -150,20 +150,6 @@ def test_bad_input_is_refused():
     assert out[0] == 7                                   # nothing written
 
 
-def test_kernels_are_integer_only():
-    """The Numba twin typed with the argument types its callers pass: no float anywhere (the
-    checker of tests/test_numba_types.py)."""
-    from numba.core import types
-    from test_numba_types import float_uses
-    S32, I = types.uint32[::1], types.int64
-    sigs = [(N.strhash_coefficients, [S32, I, I, S32, S32], False),
-            (N.strhash_table, [S32, I, I], True),
-            (N.strhash32, [S32, types.uint8[::1]], False),
-            (N.strhash32_rows, [S32, types.Array(types.uint8, 2, "C"), S32], False)]
-    for fn, argtypes, nrt in sigs:
-        assert float_uses(fn.py_func, argtypes, nrt=nrt) == [], fn.__name__
-
-
 def test_encode_strings_is_the_checked_loop():
     """The numpy fill gives the rows of the checked loop for bytes, str, mixed, numpy bytes and a
     generator, and the loop's error for the first bad value (empty, too long, not a string)."""

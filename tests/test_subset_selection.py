@@ -215,25 +215,6 @@ def test_numba_single_release_matches_the_reference():
         assert (out == -1).all()
 
 
-def test_kernels_type_without_floating_point():
-    """tests/test_numba_types.py's check (Numba type inference, inlined helpers) on this family's
-    kernels with the argument types they are called with."""
-    import sys
-    from pathlib import Path
-
-    from numba.core import types as T
-
-    from fxdp.mechanisms.oracles import _kernels_subset_selection as KS
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from test_numba_types import float_uses
-    S, U, I, B = T.uint32[::1], T.uint64, T.int64, T.boolean
-    chunk = [S, T.Array(T.uint32, 2, "C"), T.Array(T.uint32, 3, "C"), T.uint8[::1], T.uint32[::1], T.uint64[::1], I, I, T.uint32, U, U, I, I, B, T.int64[::1],
-             T.Array(T.int32, 2, "C"), T.uint8[::1], T.int64[::1]]
-    assert float_uses(KS._chunk_ss.py_func, chunk, False) == []
-    assert float_uses(KS.release_subset_selection.py_func, [S, I, I, I, I, B, I, T.uint8[::1], T.int32[::1]],
-                      False) == []
-
-
 @pytest.mark.parametrize("d, k, bits", [(2, 1, 8), (3, 1, 8), (4, 2, 8), (5, 2, 16), (6, 3, 8), (7, 2, 32)])
 def test_audit_closed_form_equals_enumeration(d, k, bits):
     m = fxdp.make_subset_selection(d, 2, bits=bits, k=k)

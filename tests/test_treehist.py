@@ -109,18 +109,6 @@ def test_bad_input_is_refused():
         make_treehist(8, 4, start=2, step=2).discover(np.zeros((1, 7), np.int64))
 
 
-def test_kernels_are_integer_only():
-    from numba.core import types
-    from test_numba_types import float_uses
-    from fxdp.mechanisms.strings import _kernels_treehist as KT
-    U8, U32, U64, I = types.uint8, types.uint32, types.uint64, types.int64
-    a1 = lambda t: types.Array(t, 1, "C")                     # noqa: E731
-    a2 = lambda t: types.Array(t, 2, "C")                     # noqa: E731
-    sig = ([a1(U32), a2(U32), a1(U8), a1(U32), a1(U32), a1(U64), I, I, U32, U64, a1(I), a2(U32)] + [U64] * 5
-           + [a2(U32), U32] + [U64] * 4 + [types.boolean, a2(U8), a2(I), a1(U8), a1(I)])
-    assert float_uses(KT._chunk_treehist.py_func, sig) == []
-
-
 def test_reports_round_trip_and_the_cli_discovers(tmp_path, capsys):
     check_cli_round_trip_and_discovery(tmp_path, capsys, 'kind = "treehist"\nmax_length = 6\nepsilon = 10\n'
                                        'width = 256\nhashes = 256\n')

@@ -3,7 +3,8 @@
 Each family's kernels live beside it (``fxdp/mechanisms/<group>/_kernels_<kind>.py``) and read
 exactly the bits of the family's reference release, in the same order, from the stream of
 ``fxdp.bitsource``; the parity tests hold them bit for bit to the reference and to the C library.
-Integers only.  This module holds what they share: the decorators, the seeding of one fleet
+Integers only: every kernel compiles through the integer-only check of
+``fxdp.samplers._nb_jit``.  This module holds what they share: the seeding of one fleet
 device's keyed stream (``_seed_dev``, ``_seed_dev_lanes``: the first blocks of 32 devices come
 from one multi-lane pass, fxdp/samplers/_nb_lanes.py), its stream position (``_pos``), the
 saturating clamps and ``CHUNK``; and, outside the privacy path, ``categorical_fill`` (the inverse-CDF
@@ -23,19 +24,13 @@ the on-disk cache (benchmarks/kernel_fold.md).
 from __future__ import annotations
 
 
-import numba
 import numpy as np
 
 from ..samplers import _kernels as K
 from ..samplers._nb_lanes import seed_device
 from ..samplers._kernels import BLOCK_LEN, COUNTER, KEY, MODE, MODE_CHACHA_FKE, NONCE, SHARED_WORDS, WORD_POS
+from ..samplers._nb_jit import float_jit, ijit
 
-# As in fxdp.samplers._kernels: helpers that never allocate are compiled without
-# reference counting and inlined at IR level; allocating kernels keep NRT.
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_njit_nrt = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -53,7 +48,7 @@ CHUNK = 256              # devices per prange work item (one state array per ite
 # --------------------------------------------------------------------------
 # helpers
 
-@_ijit
+@ijit
 def _seed_dev(state, key, dev, first_block):
     """state <- start of the keyed stream (key, device dev, stream 0) at block first_block; key:
     seed words (uint32[9], the last one the stream version) or a version-1 key (uint32[8])."""
@@ -71,7 +66,7 @@ def _seed_dev(state, key, dev, first_block):
         state[MODE] = np.uint32(MODE_CHACHA_FKE)
 
 
-@_ijit
+@ijit
 def _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block):
     """_seed_dev for device i of the chunk [lo, hi), its first block computed with the next
     LANES - 1 devices' in one multi-lane pass (fxdp.samplers._nb_lanes); same state as _seed_dev
@@ -79,7 +74,7 @@ def _seed_dev_lanes(state, lanes, key, device_ids, i, lo, hi, first_block):
     seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, 0)
 
 
-@_ijit
+@ijit
 def _uniform_draw(state, n, ct):
     """(status, v): v = uniform_below(n), or the fixed-budget uniform_below_ct when ct (ERR_RANGE
     when no round accepted), from the state's stream (buffer loaded and stored back)."""
@@ -92,13 +87,13 @@ def _uniform_draw(state, n, ct):
     return st, v
 
 
-@_ijit
+@ijit
 def _pos(state):
     """Stream position of a keyed state (bits_used_nb: 512 bits per block, 256 under version 2)."""
     return K.bits_used_nb(state)
 
 
-@_ijit
+@ijit
 def _clamp(v, lo, hi):
     if v < lo:
         return lo
@@ -107,7 +102,7 @@ def _clamp(v, lo, hi):
     return v
 
 
-@_ijit
+@ijit
 def _sat_add_clamp(x, z, lo, hi):
     """clamp(x + z, lo, hi) for int64 x, z, lo <= hi, with no overflow."""
     if z > _I0 and x > _I64MAX - z:
@@ -120,7 +115,7 @@ def _sat_add_clamp(x, z, lo, hi):
 # --------------------------------------------------------------------------
 # synthetic populations
 
-@_jit
+@float_jit     # off the privacy path: draws a synthetic population's true values from doubles
 def categorical_fill(u, cdf, out):
     """out[i]: the first index of cdf with cdf > u[i] (numpy's searchsorted, side right: the
     inverse-CDF draw of numpy's Generator.choice).  Synthetic populations

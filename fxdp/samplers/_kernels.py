@@ -124,7 +124,7 @@ from ._nb_core import (AHEAD_LEFT, AHEAD_NEXT, MODE_CHACHA_AHEAD, MODE_CHACHA_FK
                        SHARED_WORDS, STATE_WORDS, STATUS, WORD_POS, _C0, _C1, _C2, _C3, _I0, _I1, _I64MAX_U,
                        _M32, _R12, _R16, _R32, _R7, _R8, _U0, _U1, _U32, _U32MAX, _U63, _U64, _U64MAX, _WIDE,
                        _add, _block_core, _check_state, _device_state, _mode_of_version, fast_key_erasure,
-                       seed_parts, _fetch, _ijit, _in_range, _jit, _load, _mask, _neg, _njit_nrt, _pjit,
+                       seed_parts, _fetch, _in_range, _load, _mask, _neg,
                        _rd_bits, _rd_bits64, _refill, _rotl, _seed_into, _store, bits_used, bits_used_nb,
                        chacha20_block, keyed_state, new_state, prefer_wide_vectors, replay_bits, replay_into,
                        replay_state, seed_key_words, seed_state, status_of)

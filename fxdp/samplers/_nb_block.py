@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._nb_core import ERR_PARAM, OK, STATUS, _U0, _U1, _U63, _in_range, _ijit, _jit, _load, _rd_bits, _store
+from ._nb_core import ERR_PARAM, OK, STATUS, _U0, _U1, _U63, _in_range, _load, _rd_bits, _store
 from .reference import BLOCK_MAX_LANES
+from ._nb_jit import ijit, jit
 
 _UMAXL = np.uint64(BLOCK_MAX_LANES)
 
 
-@_ijit
+@ijit
 def _sel(cond, lanes):
     """lanes if cond else 0, without a branch (cond is 0 or 1)."""
     return (_U0 - np.uint64(cond)) & lanes
 
 
-@_ijit
+@ijit
 def _rd_bernoulli_block(state, buf, c, lanes, a_one, a_zero, k, mask, ct):
     """(status, result, buf, c): reference.bernoulli_block (ct = False) or bernoulli_block_ct."""
     full = (_U1 << lanes) - _U1
@@ -47,7 +48,7 @@ def _rd_bernoulli_block(state, buf, c, lanes, a_one, a_zero, k, mask, ct):
     return OK, result, buf, c
 
 
-@_jit
+@jit
 def _ok_block(lanes, a_one, a_zero, k, mask):
     if not _in_range(lanes, _U1, _UMAXL) or not _in_range(k, _U0, _U63):
         return False
@@ -55,7 +56,7 @@ def _ok_block(lanes, a_one, a_zero, k, mask):
     return a_one <= top and a_zero <= top and mask >> lanes == _U0
 
 
-@_ijit
+@ijit
 def _block(state, lanes, a_one, a_zero, k, mask, ct):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -70,20 +71,20 @@ def _block(state, lanes, a_one, a_zero, k, mask, ct):
     return st, v
 
 
-@_jit
+@jit
 def bernoulli_block(state, lanes, a_one, a_zero, k, mask):
     """(status, uint64 result): reference.bernoulli_block (lazy).  lanes in [1, 32], k in [0, 63],
     a_one, a_zero in [0, 2^k], mask < 2^lanes (else ERR_PARAM)."""
     return _block(state, lanes, a_one, a_zero, k, mask, False)
 
 
-@_jit
+@jit
 def bernoulli_block_ct(state, lanes, a_one, a_zero, k, mask):
     """(status, uint64 result): reference.bernoulli_block_ct (exactly k * lanes bits)."""
     return _block(state, lanes, a_one, a_zero, k, mask, True)
 
 
-@_jit
+@jit
 def fill_bernoulli_block(state, lanes, a_one, a_zero, k, masks, ct, out):
     """out[j] = one block draw with masks[j] (ct: the constant-time form), in order, on one stream:
     (status, draws done).  The bit buffer stays in registers between draws."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _numba_cache
 from ..bitsource import derive_key_nonce, seed_parts
+from ._nb_jit import ijit, jit, jit_nrt
 
 _numba_cache.announce_compiles()     # a terminal sees one line while a kernel compiles (once per machine)
 
@@ -75,17 +76,7 @@ _R12 = np.uint32(12)
 _R16 = np.uint32(16)
 _R32 = np.uint32(32)
 
-# Compilation modes.  The kernels never allocate, so they are compiled
-# without Numba's reference counting (``_nrt=False``): with it, every inlined
-# helper that receives the state array increfs/decrefs it with atomic
-# operations on the hot path, which cost 3x in throughput.  Small hot helpers
-# are inlined at Numba-IR level (``inline="always"``), because a call between
-# two compiled functions is never inlined by LLVM.  Only the functions that
-# allocate (``_device_state``) and the parallel fleet kernels keep NRT.
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_njit_nrt = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+# Compilation modes (jit, ijit, jit_nrt, pjit): fxdp/samplers/_nb_jit.py.
 
 _WIDE = '"prefer-vector-width"="512"'
 
@@ -97,7 +88,7 @@ def prefer_wide_vectors(typingctx):
     (Intel Xeon from Skylake-SP to Emerald Rapids) for 256-bit vectors, which halves the lanes of a
     vectorized loop; the fleet's multi-lane ChaCha20 measured about 1.4x more blocks/s with 512
     on an Emerald Rapids VM (median of five alternating runs; docs/benchmarks.md, issue 12).  Integer code only, so results are the same bits either way.  Numba-IR
-    inlined callers (``_ijit``) mark the function they are inlined into."""
+    inlined callers (``ijit``) mark the function they are inlined into."""
     def codegen(context, builder, signature, args):
         # llvmlite knows no string attributes; the set renders its items verbatim
         set.add(builder.function.attributes, _WIDE)
@@ -231,19 +222,19 @@ def status_of(state):
 # --------------------------------------------------------------------------
 # ChaCha20 (RFC 8439 section 2.3)
 
-@_ijit
+@ijit
 def _rotl(v, n):
     """32-bit rotate left of v (holding a 32-bit value) by n in 1..31 (uint32)."""
     return np.uint32((v << n) | (v >> (_R32 - n)))
 
 
-@_ijit
+@ijit
 def _add(a, b):
     """a + b mod 2^32 (uint32)."""
     return np.uint32(a + b)
 
 
-@_jit
+@jit
 def _block_core(k0, k1, k2, k3, k4, k5, k6, k7, ctr, n0, n1, n2):
     """The 16 block-function output words (a tuple of uint64 values < 2^32) for
     (key, counter, nonce) given as 12 integers < 2^32.
@@ -322,7 +313,7 @@ def _block_core(k0, k1, k2, k3, k4, k5, k6, k7, ctr, n0, n1, n2):
             np.uint64(_add(x15, i15)))
 
 
-@_jit
+@jit
 def chacha20_block(key, counter, nonce, out):
     """RFC 8439 block function: key uint32[8], counter (< 2^32), nonce uint32[3] -> out uint32[16]."""
     blk = _block_core(np.uint64(key[0]), np.uint64(key[1]), np.uint64(key[2]), np.uint64(key[3]),
@@ -344,13 +335,13 @@ def chacha20_block(key, counter, nonce, out):
 # On failure the returned (buf, c) are those before the failed fetch (a failed
 # fetch consumes nothing, as in the reference).
 
-@_ijit
+@ijit
 def _mask(c):
     """(1 << c) - 1 for c in 0..63 (uint64)."""
     return (_U1 << c) - _U1
 
 
-@_jit
+@jit
 def _refill(state):
     """Load the next block into state.block -> status.  Keyed modes only, and
     never for counter 0xFFFFFFFF; otherwise the sticky ERR_ENTROPY is set.
@@ -394,7 +385,7 @@ def _refill(state):
     return OK
 
 
-@_ijit
+@ijit
 def _fetch(state):
     """Next 32-bit word of the source -> (status, word as uint64).
 
@@ -413,18 +404,18 @@ def _fetch(state):
     return OK, np.uint64(state[BLOCK + pos])
 
 
-@_ijit
+@ijit
 def _load(state):
     return np.uint64(state[BITBUF]), np.uint64(state[BITCOUNT])
 
 
-@_ijit
+@ijit
 def _store(state, buf, c):
     state[BITBUF] = np.uint32(buf)
     state[BITCOUNT] = np.uint32(c)
 
 
-@_ijit
+@ijit
 def _rd_bits(state, buf, c, n):
     """Next n (0..32, uint64) bits, first bit most significant."""
     if n <= c:
@@ -439,7 +430,7 @@ def _rd_bits(state, buf, c, n):
     return OK, out, w & _mask(c), c
 
 
-@_ijit
+@ijit
 def _rd_bits64(state, buf, c, n):
     """Next n (0..64, uint64) bits: bits(n - 32) << 32 | bits(32) for n > 32.
 
@@ -457,7 +448,7 @@ def _rd_bits64(state, buf, c, n):
         m = _U32
 
 
-@_jit
+@jit
 def bits_used_nb(state):
     """``bits_used`` inside compiled code (int64)."""
     if state[MODE] == MODE_REPLAY:
@@ -470,14 +461,14 @@ def bits_used_nb(state):
             - np.int64(state[BITCOUNT]))
 
 
-@_ijit
+@ijit
 def fast_key_erasure(key_words):
     """True when seed words (uint32[9]: 8 key words, then the stream version) select version 2;
     a bare version-1 key (uint32[8]) never does."""
     return key_words.shape[0] > 8 and key_words[8] == 2
 
 
-@_jit
+@jit
 def _seed_into(state, key_words, device_id, stream):
     """Keyed-stream start for (key words, device_id, stream); words 34.. untouched.  key_words:
     uint32[8] (version 1) or seed words uint32[9] whose last word is the stream version."""
@@ -495,7 +486,7 @@ def _seed_into(state, key_words, device_id, stream):
         state[MODE] = np.uint32(MODE_CHACHA_FKE)
 
 
-@_njit_nrt
+@jit_nrt
 def _device_state(key_words, device_id, stream):
     """A fresh STATE_WORDS state for one fleet device (the per-device loop prologue)."""
     state = np.zeros(STATE_WORDS, dtype=np.uint32)
@@ -503,7 +494,7 @@ def _device_state(key_words, device_id, stream):
     return state
 
 
-@_jit
+@jit
 def replay_into(state, words, nwords):
     """Compiled ``replay_state``: serve words[0..nwords) (nwords <= 16), then fail."""
     for i in range(SHARED_WORDS):
@@ -517,13 +508,13 @@ def replay_into(state, words, nwords):
 # --------------------------------------------------------------------------
 # integer range checks (no mixed signedness), used by every parameter check
 
-@_ijit
+@ijit
 def _neg(x):
     """x < 0 for a signed or unsigned integer without mixing signedness (x ^ x is a typed 0)."""
     return x < (x ^ x)
 
 
-@_ijit
+@ijit
 def _in_range(x, lo, hi):
     """lo <= x <= hi for an integer x of any signedness; lo, hi uint64."""
     if _neg(x):

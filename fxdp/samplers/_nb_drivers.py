@@ -9,8 +9,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._nb_core import ERR_PARAM, OK, STATE_WORDS, STATUS, _I0, _ijit, _load, _store
+from ._nb_core import ERR_PARAM, OK, STATE_WORDS, STATUS, _I0, _load, _store
 from ._nb_lanes import LANES, seed_device
+from ._nb_jit import ijit
 
 FLEET_CHUNK = 256        # devices per prange work item (one state and one lane array per item)
 
@@ -24,7 +25,7 @@ FLEET_CHUNK = 256        # devices per prange work item (one state and one lane 
 # check, called as ``ok(*args)`` on the raw arguments after the sticky-status
 # check, as the hand-written kernels did (evaluating it first, in the caller,
 # compiled fill_table_sample_ct 13% slower); the typed reader parameters
-# ``p0..`` follow.  ``ok`` must be a plain ``_jit`` function: like the reader
+# ``p0..`` follow.  ``ok`` must be a plain ``jit`` function: like the reader
 # below, an ``inline="always"`` one cannot be called with star-args.
 #
 # Two fill kernels stay written out (see there): fill_bernoulli_dyadic (its
@@ -46,7 +47,7 @@ FLEET_CHUNK = 256        # devices per prange work item (one state and one lane 
 # checked with NUMBA_DEBUG_CACHE=1 on Numba 0.68).  The inline drivers are
 # never compiled on their own, so they need no cache entry.
 
-@_ijit
+@ijit
 def _draw1(rd, state, zero, ok, args, p0):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -59,7 +60,7 @@ def _draw1(rd, state, zero, ok, args, p0):
     return st, v
 
 
-@_ijit
+@ijit
 def _draw2(rd, state, zero, ok, args, p0, p1):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -72,7 +73,7 @@ def _draw2(rd, state, zero, ok, args, p0, p1):
     return st, v
 
 
-@_ijit
+@ijit
 def _draw4(rd, state, zero, ok, args, p0, p1, p2, p3):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -85,7 +86,7 @@ def _draw4(rd, state, zero, ok, args, p0, p1, p2, p3):
     return st, v
 
 
-@_ijit
+@ijit
 def _fill1(rd, state, out, ok, args, p0):
     """(status, count_done): len(out) draws of rd into out, the bit buffer in registers."""
     st = np.int64(state[STATUS])
@@ -104,7 +105,7 @@ def _fill1(rd, state, out, ok, args, p0):
     return OK, np.int64(out.shape[0])
 
 
-@_ijit
+@ijit
 def _fill2(rd, state, out, ok, args, p0, p1):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -122,7 +123,7 @@ def _fill2(rd, state, out, ok, args, p0, p1):
     return OK, np.int64(out.shape[0])
 
 
-@_ijit
+@ijit
 def _fill4(rd, state, out, ok, args, p0, p1, p2, p3):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -140,7 +141,7 @@ def _fill4(rd, state, out, ok, args, p0, p1, p2, p3):
     return OK, np.int64(out.shape[0])
 
 
-@_ijit
+@ijit
 def _fleet(fill, seed_key_words, device_ids, stream, draws_per_device, out, status_out, params):
     """One keyed stream per device, in parallel (inline it into a ``parallel=True`` kernel):
     device i runs ``fill(state, *params, out[i, :draws_per_device])``.  Devices go in chunks of

@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BLOCK, BLOCK_LEN, ERR_PARAM, ERR_RANGE, OK, STATUS, WORD_POS, _I0, _I1, _I64MAX_U, _U0,
-                       _U1, _U32, _device_state, _ijit, _jit, _load, _mask, _pjit, _rd_bits, _store)
+                       _U1, _U32, _device_state, _load, _mask, _rd_bits, _store)
 from ._nb_drivers import _fleet
 from ._nb_laplace import _ok_laplace, _rd_geometric_cks
+from ._nb_jit import ijit, jit, pjit
 
 NEED_DEEP = np.int64(-1)        # internal status: finish this draw in Python (see module doc)
 _LOOK_W = np.uint64(12)         # fast_laplace.LOOKAHEAD_BITS
@@ -25,7 +26,7 @@ _U64B = np.uint64(64)           # fast_laplace.TABLE_BITS
 _I64B = np.int64(64)
 
 
-@_ijit
+@ijit
 def _rd_invert(state, buf, c, table, look):
     """The reference's ``invert`` -> (status, a, buf, c, lo, b).
 
@@ -74,7 +75,7 @@ def _rd_invert(state, buf, c, table, look):
     return OK, a, buf, c, lo, b
 
 
-@_ijit
+@ijit
 def _rd_finish(state, buf, c, s, t, n, a):
     """The reference's ``finish`` -> (status, int64 z, restart, buf, c)."""
     if a < n:
@@ -96,7 +97,7 @@ def _rd_finish(state, buf, c, s, t, n, a):
     return OK, np.int64(y), False, buf, c
 
 
-@_ijit
+@ijit
 def _rd_dlap_fast(state, buf, c, s, t, table, look):
     """One draw -> (status, int64 z, buf, c, lo, a, b); (lo, a, b) matter for NEED_DEEP only."""
     n = np.int64(table.shape[0])
@@ -111,7 +112,7 @@ def _rd_dlap_fast(state, buf, c, s, t, table, look):
             return OK, z, buf, c, _U0, _I0, _I0
 
 
-@_jit
+@jit
 def fill_dlap_fast_core(state, s, t, table, look, out, start):
     """Draws into out[start:] -> (status, count_done, lo, a, b).
 
@@ -137,14 +138,14 @@ def fill_dlap_fast_core(state, s, t, table, look, out, start):
     return OK, np.int64(out.shape[0]), _U0, _I0, _I0
 
 
-@_jit
+@jit
 def _fill_dlap_fast_row(state, s, t, table, look, out):
     """(status, count_done) of ``fill_dlap_fast_core`` from 0: the fleet's per-device fill."""
     st, done, lo, a, b = fill_dlap_fast_core(state, s, t, table, look, out, _I0)
     return st, done
 
 
-@_pjit
+@pjit
 def fleet_dlap_fast_core(seed_key_words, device_ids, stream, s, t, table, look, draws_per_device, out,
                          status_out):
     """One keyed stream per device (``_fleet``); a device whose draw reached 64 inversion

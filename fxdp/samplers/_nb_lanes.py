@@ -21,15 +21,16 @@ import numpy as np
 from ._nb_core import (AHEAD_LEFT, AHEAD_NEXT, MODE_CHACHA_AHEAD, MODE_CHACHA_FKE_AHEAD, STATE_WORDS,
                        BITBUF, BITCOUNT, BLOCK, BLOCK_LEN, COUNTER, KEY, LAST_COUNTER, MODE, MODE_CHACHA,
                        MODE_CHACHA_FKE, MODE_REPLAY, NONCE, SHARED_WORDS, STATUS, WORD_POS, _C0, _C1, _C2,
-                       _C3, _M32, _R7, _R8, _R12, _R16, _U32, _ijit, _jit, fast_key_erasure, _rotl,
+                       _C3, _M32, _R7, _R8, _R12, _R16, _U32, fast_key_erasure, _rotl,
                        prefer_wide_vectors)
+from ._nb_jit import ijit, jit
 
 LANES = 32          # devices per lane pass (a module constant: the lane loop is vectorized).  Measured
                     # here (AVX-512, one thread, lane blocks/s, flat view): 16: 6.4e7, 32: 7.8e7,
                     # 64: 7.1e7, 128: 6.7e7 (32 lanes = two 512-bit registers per state word)
 
 
-@_ijit
+@ijit
 def _lane_rounds(y):
     """The 20 rounds of ChaCha20 on LANES states held in the flat view y (y[row * LANES + l])."""
     for _ in range(10):
@@ -78,7 +79,7 @@ def _lane_rounds(y):
             y[12 * LANES + l] = x12; y[13 * LANES + l] = x13; y[14 * LANES + l] = x14; y[15 * LANES + l] = x15
 
 
-@_ijit
+@ijit
 def _lane_fixed_rows(y, l, ctr, d, st):
     """Lane l's input rows besides the key: the constants (0..3), counter and nonce (12..15)."""
     y[0 * LANES + l] = _C0; y[1 * LANES + l] = _C1; y[2 * LANES + l] = _C2; y[3 * LANES + l] = _C3
@@ -88,7 +89,7 @@ def _lane_fixed_rows(y, l, ctr, d, st):
     y[15 * LANES + l] = st
 
 
-@_ijit
+@ijit
 def _lane_fixed_rows_add(y, l, ctr, d, st):
     """The final addition of those rows' inputs (the key rows are the caller's)."""
     y[0 * LANES + l] = np.uint32(y[0 * LANES + l] + _C0); y[1 * LANES + l] = np.uint32(y[1 * LANES + l] + _C1)
@@ -99,7 +100,7 @@ def _lane_fixed_rows_add(y, l, ctr, d, st):
     y[15 * LANES + l] = np.uint32(y[15 * LANES + l] + st)
 
 
-@_jit
+@jit
 def lane_blocks(key, device_ids, base, count, counter, stream, x):
     """x[:, l] = ChaCha20 block `counter` of keyed stream (key, device_ids[base + l], stream) for
     l < count (lanes count..LANES-1 compute a block of device id 0 and are ignored).
@@ -130,7 +131,7 @@ def lane_blocks(key, device_ids, base, count, counter, stream, x):
         y[10 * LANES + l] = np.uint32(y[10 * LANES + l] + k6); y[11 * LANES + l] = np.uint32(y[11 * LANES + l] + k7)
 
 
-@_jit
+@jit
 def lane_blocks_fke(prev, device_ids, base, count, counter, stream, x):
     """x[:, l] = ChaCha20 block `counter` of device device_ids[base + l] under version 2's fast key
     erasure: its key is prev[0:8, l], the words 0..7 of the device's previous block (as _refill
@@ -156,7 +157,7 @@ def lane_blocks_fke(prev, device_ids, base, count, counter, stream, x):
 _Z32 = np.uint32(0)
 
 
-@_ijit
+@ijit
 def seed_lane(state, key, dev, first_block, stream, x, l):
     """state <- keyed stream (key, dev, stream) at block first_block with that block (x[:, l], from
     lane_blocks) already buffered: the scalar path's state after its first refill.  At
@@ -205,7 +206,7 @@ def seed_lane(state, key, dev, first_block, stream, x, l):
         state[BLOCK + i] = x[i, l]
 
 
-@_ijit
+@ijit
 def seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
     """The fleet loop's prologue for device i of the chunk [lo, hi): at every LANES-th device the
     first blocks of the next (up to) LANES devices go into lanes, then state <- seed_lane."""
@@ -222,7 +223,7 @@ def ahead_blocks(expected_bits, key_words, cap=128):
     return int(min(cap, max(0, -(-int(expected_bits * 5 // 4) // per) - 1)))
 
 
-@_jit
+@jit
 def seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_block, stream):
     """seed_device, and the device's next ahead.shape[0] blocks served from precomputed lanes
     (state: uint32[STATE_WORDS + 16 nb], ahead: uint32[nb, 16, LANES]).  At every LANES-th device
@@ -263,7 +264,7 @@ def seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_blo
 # path's.  The saving is the prologue: 13 (version 2) or 21 (version 1) words stored per device
 # instead of all 38.
 
-@_ijit
+@ijit
 def start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
     """The fleet loop's prologue for device i of the chunk [lo, hi) (as seed_device): the first
     blocks of the next LANES devices at every LANES-th one, then the device's start.  Returns True
@@ -294,7 +295,7 @@ def start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, str
     return True
 
 
-@_jit
+@jit
 def restart_device(state, lanes, key, device_ids, i, lo, first_block, stream):
     """Device i's keyed start (seed_lane from the lanes start_device_fast filled), for a release
     that ran out of its fast start's words: run it again from the beginning on this state.
@@ -304,7 +305,7 @@ def restart_device(state, lanes, key, device_ids, i, lo, first_block, stream):
     seed_lane(state, key, device_ids[i], first_block, stream, lanes, (i - lo) % LANES)
 
 
-@_ijit
+@ijit
 def fast_bits_used(state, key, first_block):
     """Stream bits used by a release that ran on the fast start, as bits_used_nb counts them on
     the keyed state: (first_block + 1) blocks of 512 bits (256 under version 2) less the words

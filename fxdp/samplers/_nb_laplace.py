@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._nb_core import (BLOCK, BLOCK_LEN, ERR_RANGE, OK, WORD_POS, _I0, _I1, _I64MAX_U, _M32, _U0, _U1, _U32,
-                       _U32MAX, _U64MAX, _ijit, _in_range, _jit, _mask, _neg, _pjit, _rd_bits)
+                       _U32MAX, _U64MAX, _in_range, _mask, _neg, _rd_bits)
 from ._nb_drivers import _draw2, _draw4, _fill2, _fill4, _fleet
 from ._nb_uniform import _rd_rational, _rd_uniform_below
+from ._nb_jit import ijit, jit, pjit
 
 _GEO_W = np.uint64(12)     # GEO_BITS, the lookahead of _rd_geometric_e1
 
@@ -78,7 +79,7 @@ assert int(_GEO_W) == GEO_BITS
 # samplers, internal forms: typed (uint64 / int64) valid parameters, buffer
 # in (buf, c); no status or parameter checks.
 
-@_jit
+@jit
 def _rd_exp_le1(state, buf, c, n, d):
     """exp(-n/d), 0 <= n <= d < 2^32: K = 1; while bernoulli_rational(n, d K): K += 1; K odd.
 
@@ -98,7 +99,7 @@ def _rd_exp_le1(state, buf, c, n, d):
         dk = dk + d
 
 
-@_ijit
+@ijit
 def _rd_exp(state, buf, c, n, d):
     """exp(-n/d), n < 2^32, 1 <= d < 2^32 (uint64): floor(n/d) times exp(-1), then exp(-frac)."""
     if n < d:                                   # the common case: no division
@@ -116,7 +117,7 @@ def _rd_exp(state, buf, c, n, d):
     return _rd_exp_le1(state, buf, c, frac, d)
 
 
-@_ijit
+@ijit
 def _rd_geometric_e1(state, buf, c):
     """V = number of successes before the first failure of bernoulli_exp(1, 1):
     the loop ``V = 0; while bernoulli_exp(1, 1): V += 1`` of discrete_laplace,
@@ -162,7 +163,7 @@ def _rd_geometric_e1(state, buf, c):
         v = v + _U1
 
 
-@_ijit
+@ijit
 def _rd_geometric_cks(state, buf, c, s, t):
     """CKS 2020 Alg. 2's geometric step, scale t/s, s, t in [1, 2^32) (uint64): U =
     uniform_below(t) until bernoulli_exp(U, t), V = ``_rd_geometric_e1`` ->
@@ -190,7 +191,7 @@ def _rd_geometric_cks(state, buf, c, s, t):
     return OK, y, buf, c
 
 
-@_jit
+@jit
 def _rd_laplace(state, buf, c, s, t):
     """CKS 2020 Alg. 2 with scale t/s; s, t in [1, 2^32) (uint64) -> (status, int64, buf, c)."""
     while True:
@@ -210,7 +211,7 @@ def _rd_laplace(state, buf, c, s, t):
         return OK, np.int64(y), buf, c
 
 
-@_ijit
+@ijit
 def _rd_laplace_censored(state, buf, c, s, t, lo, hi):
     st, z, buf, c = _rd_laplace(state, buf, c, s, t)
     if st != OK:
@@ -225,22 +226,22 @@ def _rd_laplace_censored(state, buf, c, s, t, lo, hi):
 # --------------------------------------------------------------------------
 # parameter checks (True = valid); the ranges of fxdp.samplers.reference
 
-@_jit
+@jit
 def _ok_exp(n, d):
     return _in_range(n, _U0, _U32MAX) and _in_range(d, _U1, _U32MAX)
 
 
-@_jit
+@jit
 def _ok_laplace(s, t):
     return _in_range(s, _U1, _U32MAX) and _in_range(t, _U1, _U32MAX)
 
 
-@_jit
+@jit
 def _ok_laplace_censored(s, t, lo, hi):
     return _ok_laplace(s, t) and _ok_bounds(lo, hi)
 
 
-@_jit
+@jit
 def _ok_bounds(lo, hi):
     """lo <= hi as int64 values (each must fit int64)."""
     if not _neg(lo) and np.uint64(lo) > _I64MAX_U:
@@ -254,19 +255,19 @@ def _ok_bounds(lo, hi):
 # public single-draw kernels: (status, value), the drivers _draw<arity>
 # bound to the readers above (docstrings: the contract of each sampler)
 
-@_jit
+@jit
 def bernoulli_exp(state, n, d):
     """(status, bool) True w.p. exp(-n/d).  n in [0, 2^32 - 1], d in [1, 2^32 - 1]."""
     return _draw2(_rd_exp, state, False, _ok_exp, (n, d), np.uint64(n), np.uint64(d))
 
 
-@_jit
+@jit
 def discrete_laplace(state, s, t):
     """(status, int64 z), P(z) proportional to exp(-|z| s/t).  s, t in [1, 2^32 - 1]."""
     return _draw2(_rd_laplace, state, _I0, _ok_laplace, (s, t), np.uint64(s), np.uint64(t))
 
 
-@_jit
+@jit
 def discrete_laplace_censored(state, s, t, lo, hi):
     """(status, int64) discrete_laplace(s, t) saturated to [lo, hi] (int64, lo <= hi)."""
     return _draw4(_rd_laplace_censored, state, _I0, _ok_laplace_censored, (s, t, lo, hi),
@@ -277,17 +278,17 @@ def discrete_laplace_censored(state, s, t, lo, hi):
 # fill kernels: (status, count_done); out[:count_done] written.  The bit
 # buffer stays in registers for the whole loop (_fill<arity>).
 
-@_jit
+@jit
 def fill_bernoulli_exp(state, n, d, out):
     return _fill2(_rd_exp, state, out, _ok_exp, (n, d), np.uint64(n), np.uint64(d))
 
 
-@_jit
+@jit
 def fill_discrete_laplace(state, s, t, out):
     return _fill2(_rd_laplace, state, out, _ok_laplace, (s, t), np.uint64(s), np.uint64(t))
 
 
-@_jit
+@jit
 def fill_discrete_laplace_censored(state, s, t, lo, hi, out):
     return _fill4(_rd_laplace_censored, state, out, _ok_laplace_censored, (s, t, lo, hi),
                   np.uint64(s), np.uint64(t), np.int64(lo), np.int64(hi))
@@ -301,21 +302,21 @@ def fill_discrete_laplace_censored(state, s, t, lo, hi, out):
 #     ... draws from `state` with the internal or fill kernels ...
 #     status_out[i] = status
 
-@_pjit
+@pjit
 def fleet_bernoulli_exp(seed_key_words, device_ids, stream, n, d, draws_per_device, out,
                         status_out):
     _fleet(fill_bernoulli_exp, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (n, d))
 
 
-@_pjit
+@pjit
 def fleet_discrete_laplace(seed_key_words, device_ids, stream, s, t, draws_per_device, out,
                            status_out):
     _fleet(fill_discrete_laplace, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (s, t))
 
 
-@_pjit
+@pjit
 def fleet_discrete_laplace_censored(seed_key_words, device_ids, stream, s, t, lo, hi,
                                     draws_per_device, out, status_out):
     _fleet(fill_discrete_laplace_censored, seed_key_words, device_ids, stream, draws_per_device,

@@ -21,12 +21,12 @@ Integers only; the table is uint32[m, 256] (m <= 63), built in O(m 256 8).
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ._nb_core import OK, _U0, _U1, _U32, _fetch, _jit, _mask
+from ._nb_core import OK, _U0, _U1, _U32, _fetch, _mask
 from ._nb_uniform import _rd_dyadic_odd
+from ._nb_jit import jit, jit_nrt
 
 _U8 = np.uint64(8)
 _FF = np.uint64(0xFF)
@@ -48,7 +48,7 @@ def dyadic_run_table(a, k):
     return t
 
 
-@numba.njit(cache=True, nogil=True)
+@jit_nrt
 def run_table(a, k):
     """dyadic_run_table inside a kernel (a, k uint64, valid)."""
     if a == _U0 or a == (_U1 << k):
@@ -59,7 +59,7 @@ def run_table(a, k):
     return t
 
 
-@_jit
+@jit
 def _fill_run_table(aa, m, t):
     for s0 in range(np.int64(m)):
         for b in range(256):
@@ -81,7 +81,7 @@ def _fill_run_table(aa, m, t):
             t[s0, b] = np.uint32(n | (outs << 4) | (np.int64(s) << 12))
 
 
-@_jit
+@jit
 def _rd_dyadic_run(state, buf, c, table, a, k, out, lo, hi):
     """out[lo:hi] = lazy Bernoulli(a / 2^k) draws (uint8 0/1), a, k uint64 with a <= 2^k, k <= 63,
     table = dyadic_run_table(a, k) -> (status, buf, c).  On failure out[lo:hi] is partly written

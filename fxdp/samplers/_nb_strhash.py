@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..strhash import TAG
-from ._nb_core import _jit, _njit_nrt, chacha20_block
+from ._nb_core import chacha20_block
+from ._nb_jit import jit, jit_nrt
 
 _TAG = np.uint32(TAG)
 
@@ -14,7 +15,7 @@ _TAG = np.uint32(TAG)
 SCRATCH_WORDS = 19
 
 
-@_jit
+@jit
 def strhash_coefficients(key, j, max_length, out, scratch):
     """out[0 .. max_length + 2) = (b, a_0, ..., a_L) of hash index j: keystream words of
     ChaCha20(key uint32[8], counter 0, 1, ..., nonce (j, max_length, TAG)); scratch is
@@ -36,7 +37,7 @@ def strhash_coefficients(key, j, max_length, out, scratch):
         ctr += 1
 
 
-@_njit_nrt
+@jit_nrt
 def strhash_table(key, hashes, max_length):
     """uint32[hashes, max_length + 2]: every hash index's coefficients."""
     out = np.empty((hashes, max_length + 2), np.uint32)
@@ -46,7 +47,7 @@ def strhash_table(key, hashes, max_length):
     return out
 
 
-@_jit
+@jit
 def strhash32(coeffs, x):
     """(b + sum_i a_i x_i) mod 2^32 for one encoded string x (uint8[L + 1])."""
     acc = np.uint32(coeffs[0])
@@ -55,7 +56,7 @@ def strhash32(coeffs, x):
     return acc
 
 
-@_jit
+@jit
 def strhash32_rows(coeffs, rows, out):
     """out[r] = strhash32(coeffs, rows[r]) for every row of encoded strings (uint8[n, L + 1])."""
     for r in range(rows.shape[0]):

@@ -12,16 +12,17 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._nb_core import (ERR_PARAM, ERR_RANGE, OK, STATUS, _I0, _U0, _U1, _U32, _U63, _U64, _U64MAX, _fetch,
-                       _M32, _U32MAX, _ijit, _in_range, _jit, _load, _mask, _pjit, _rd_bits, _rd_bits64,
+                       _M32, _U32MAX, _in_range, _load, _mask, _rd_bits, _rd_bits64,
                        _store, prefer_wide_vectors)
 from ._nb_drivers import _draw1, _draw2, _fill1, _fill2, _fleet
+from ._nb_jit import ijit, jit, pjit
 
 
 # --------------------------------------------------------------------------
 # samplers, internal forms: typed (uint64 / int64) valid parameters, buffer
 # in (buf, c); no status or parameter checks.
 
-@_ijit
+@ijit
 def _bit_length(x):
     """bit_length of a uint64 (0 for 0)."""
     if x == _U0:
@@ -29,7 +30,7 @@ def _bit_length(x):
     return _U64 - np.uint64(leading_zeros(x))
 
 
-@_jit
+@jit
 def _rd_uniform_below_wide(state, buf, c, n, k):
     """_rd_uniform_below for k = bit_length(n - 1) > 32: k bits per try (_rd_bits64) until x < n.
     A call, not inlined: such n are rare, and one compiled copy serves every kernel."""
@@ -41,7 +42,7 @@ def _rd_uniform_below_wide(state, buf, c, n, k):
             return OK, x, buf, c
 
 
-@_ijit
+@ijit
 def _rd_uniform_below(state, buf, c, n):
     """n >= 1: k = bit_length(n - 1) bits per try until x < n.
 
@@ -86,7 +87,7 @@ _UCT_R = np.int64(UNIFORM_CT_ROUNDS)
 _TWO32 = np.uint64(1) << np.uint64(32)
 
 
-@_ijit
+@ijit
 def _rd_uniform_below_ct(state, buf, c, n):
     """reference.uniform_below_ct, n in [1, 2^32 - 1]: UNIFORM_CT_ROUNDS words, always all read;
     round i accepts iff (w_i n) mod 2^32 >= 2^32 mod n and proposes (w_i n) >> 32; the first
@@ -107,7 +108,7 @@ def _rd_uniform_below_ct(state, buf, c, n):
     return OK, v, buf, c
 
 
-@_ijit
+@ijit
 def _rd_dyadic_odd(state, buf, c, aa, m):
     """Lazy Bernoulli(aa / 2^m), aa odd, 1 <= m <= 63 (aa < 2^m).
 
@@ -149,7 +150,7 @@ def _rd_dyadic_odd(state, buf, c, aa, m):
         c = _U0
 
 
-@_ijit
+@ijit
 def _rd_dyadic(state, buf, c, a, k):
     """a, k uint64 with k <= 63, a <= 2^k."""
     if a == _U0:
@@ -160,7 +161,7 @@ def _rd_dyadic(state, buf, c, a, k):
     return _rd_dyadic_odd(state, buf, c, a >> z, k - z)
 
 
-@_ijit
+@ijit
 def _rd_dyadic_ct(state, buf, c, a, k):
     st, x, buf, c = _rd_bits64(state, buf, c, k)
     if st != OK:
@@ -168,7 +169,7 @@ def _rd_dyadic_ct(state, buf, c, a, k):
     return OK, x < a, buf, c
 
 
-@_ijit
+@ijit
 def _rd_rational(state, buf, c, n, d):
     """n, d uint64 with 1 <= d, n <= d.  Digits of n/d by long division, one bit each."""
     if n == _U0:
@@ -198,7 +199,7 @@ def _rd_rational(state, buf, c, n, d):
             return OK, False, buf, c
 
 
-@_ijit
+@ijit
 def _rd_table(state, buf, c, thresholds, k):
     """Index = number of thresholds <= x for x = bits(k); full branch-free scan.
 
@@ -222,41 +223,41 @@ def _rd_table(state, buf, c, thresholds, k):
 # --------------------------------------------------------------------------
 # parameter checks (True = valid); the ranges of fxdp.samplers.reference
 
-@_jit
+@jit
 def _ok_bits(n):
     return _in_range(n, _U0, _U32)
 
 
-@_jit
+@jit
 def _ok_bits64(n):
     return _in_range(n, _U0, _U64)
 
 
-@_jit
+@jit
 def _ok_uniform(n):
     return _in_range(n, _U1, _U64MAX)
 
 
-@_jit
+@jit
 def _ok_uniform_ct(n):
     return _in_range(n, _U1, _U32MAX)
 
 
-@_jit
+@jit
 def _ok_dyadic(a, k):
     if not _in_range(k, _U0, _U63):
         return False
     return _in_range(a, _U0, _U1 << np.uint64(k))
 
 
-@_jit
+@jit
 def _ok_rational(n, d):
     if not _in_range(d, _U1, _U64MAX):
         return False
     return _in_range(n, _U0, np.uint64(d))
 
 
-@_jit
+@jit
 def _ok_table(thresholds, k):
     if not _in_range(k, _U1, _U32):
         return False
@@ -271,50 +272,50 @@ def _ok_table(thresholds, k):
 # public single-draw kernels: (status, value), the drivers _draw<arity>
 # bound to the readers above (docstrings: the contract of each sampler)
 
-@_jit
+@jit
 def bits(state, n):
     """(status, next n bits as uint64), n in [0, 32]."""
     return _draw1(_rd_bits, state, _U0, _ok_bits, (n,), np.uint64(n))
 
 
-@_jit
+@jit
 def bits64(state, n):
     """(status, next n bits as uint64), n in [0, 64]."""
     return _draw1(_rd_bits64, state, _U0, _ok_bits64, (n,), np.uint64(n))
 
 
-@_jit
+@jit
 def uniform_below(state, n):
     """(status, x) with x uniform on {0..n-1}, n in [1, 2^64 - 1] (uint64 value)."""
     return _draw1(_rd_uniform_below, state, _U0, _ok_uniform, (n,), np.uint64(n))
 
 
-@_jit
+@jit
 def uniform_below_ct(state, n):
     """(status, x) with x uniform on {0..n-1}, n in [1, 2^32 - 1], constant time: exactly
     32 UNIFORM_CT_ROUNDS bits; ERR_RANGE (probability < (n/2^32)^UNIFORM_CT_ROUNDS) if no round accepts."""
     return _draw1(_rd_uniform_below_ct, state, _U0, _ok_uniform_ct, (n,), np.uint64(n))
 
 
-@_jit
+@jit
 def bernoulli_dyadic(state, a, k):
     """(status, bool) True w.p. a/2^k, lazy (not constant time).  k in [0, 63], a in [0, 2^k]."""
     return _draw2(_rd_dyadic, state, False, _ok_dyadic, (a, k), np.uint64(a), np.uint64(k))
 
 
-@_jit
+@jit
 def bernoulli_dyadic_ct(state, a, k):
     """(status, bool) True w.p. a/2^k; always reads exactly k bits.  k in [0, 63], a in [0, 2^k]."""
     return _draw2(_rd_dyadic_ct, state, False, _ok_dyadic, (a, k), np.uint64(a), np.uint64(k))
 
 
-@_jit
+@jit
 def bernoulli_rational(state, n, d):
     """(status, bool) True w.p. n/d.  d in [1, 2^64 - 1], n in [0, d]."""
     return _draw2(_rd_rational, state, False, _ok_rational, (n, d), np.uint64(n), np.uint64(d))
 
 
-@_jit
+@jit
 def table_sample_ct(state, thresholds, k):
     """(status, int64 index): one k-bit draw x (k in [1, 32]), index = #{thresholds <= x}.
 
@@ -326,12 +327,12 @@ def table_sample_ct(state, thresholds, k):
 # fill kernels: (status, count_done); out[:count_done] written.  The bit
 # buffer stays in registers for the whole loop (_fill<arity>).
 
-@_jit
+@jit
 def fill_bits(state, n, out):
     return _fill1(_rd_bits, state, out, _ok_bits, (n,), np.uint64(n))
 
 
-@_jit
+@jit
 def fill_uniform_below(state, n, out):
     # Written out, not _fill1(_rd_uniform_below, ...): through the driver this
     # loop ran 3.5% slower (2.77e8 against 2.88e8 samples/s for n = 1000: same
@@ -353,12 +354,12 @@ def fill_uniform_below(state, n, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit
 def fill_uniform_below_ct(state, n, out):
     return _fill1(_rd_uniform_below_ct, state, out, _ok_uniform_ct, (n,), np.uint64(n))
 
 
-@_jit
+@jit
 def fill_bernoulli_dyadic(state, a, k, out):
     # Written out, not _fill2(_rd_dyadic_odd, ...): the reduction of a/2^k to
     # an odd numerator (and the constant cases a = 0, a = 2^k, which read
@@ -392,17 +393,17 @@ def fill_bernoulli_dyadic(state, a, k, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit
 def fill_bernoulli_dyadic_ct(state, a, k, out):
     return _fill2(_rd_dyadic_ct, state, out, _ok_dyadic, (a, k), np.uint64(a), np.uint64(k))
 
 
-@_jit
+@jit
 def fill_bernoulli_rational(state, n, d, out):
     return _fill2(_rd_rational, state, out, _ok_rational, (n, d), np.uint64(n), np.uint64(d))
 
 
-@_jit
+@jit
 def fill_table_sample_ct(state, thresholds, k, out):
     return _fill2(_rd_table, state, out, _ok_table, (thresholds, k), thresholds, np.uint64(k))
 
@@ -415,45 +416,45 @@ def fill_table_sample_ct(state, thresholds, k, out):
 #     ... draws from `state` with the internal or fill kernels ...
 #     status_out[i] = status
 
-@_pjit
+@pjit
 def fleet_bits(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
     _fleet(fill_bits, seed_key_words, device_ids, stream, draws_per_device, out, status_out, (n,))
 
 
-@_pjit
+@pjit
 def fleet_uniform_below(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
     _fleet(fill_uniform_below, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (n,))
 
 
-@_pjit
+@pjit
 def fleet_uniform_below_ct(seed_key_words, device_ids, stream, n, draws_per_device, out, status_out):
     _fleet(fill_uniform_below_ct, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (n,))
 
 
-@_pjit
+@pjit
 def fleet_bernoulli_dyadic(seed_key_words, device_ids, stream, a, k, draws_per_device, out,
                            status_out):
     _fleet(fill_bernoulli_dyadic, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (a, k))
 
 
-@_pjit
+@pjit
 def fleet_bernoulli_dyadic_ct(seed_key_words, device_ids, stream, a, k, draws_per_device, out,
                               status_out):
     _fleet(fill_bernoulli_dyadic_ct, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (a, k))
 
 
-@_pjit
+@pjit
 def fleet_bernoulli_rational(seed_key_words, device_ids, stream, n, d, draws_per_device, out,
                              status_out):
     _fleet(fill_bernoulli_rational, seed_key_words, device_ids, stream, draws_per_device, out,
            status_out, (n, d))
 
 
-@_pjit
+@pjit
 def fleet_table_sample_ct(seed_key_words, device_ids, stream, thresholds, k, draws_per_device,
                           out, status_out):
     _fleet(fill_table_sample_ct, seed_key_words, device_ids, stream, draws_per_device, out,

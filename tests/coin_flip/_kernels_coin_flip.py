@@ -5,12 +5,13 @@ as the reference and as fxdp_coin_flip (fxdp_mech_coin_flip.c)."""
 import numba
 import numpy as np
 
-from fxdp.mechanisms._kernels_common import CHUNK, _U0, _ijit, _jit, _pjit, _pos
+from fxdp.mechanisms._kernels_common import CHUNK, _U0, _pos
 from fxdp.samplers._kernels import ERR_ENTROPY, OK, STATE_WORDS, _rd_dyadic, _store
+from fxdp.samplers._nb_jit import ijit, jit, pjit
 from fxdp.samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
 
 
-@_ijit
+@ijit
 def _coin_flip_rd(state, buf, c, a, k, x):
     """x if Bernoulli(a / 2^k) else not x: (status, output, buf, c)."""
     st, keep, buf, c = _rd_dyadic(state, buf, c, a, k)
@@ -19,7 +20,7 @@ def _coin_flip_rd(state, buf, c, a, k, x):
     return OK, x == keep, buf, c
 
 
-@_jit
+@jit
 def _chunk_coin_flip(state, lanes, key, device_ids, lo, hi, first_block, a, k, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
@@ -39,7 +40,7 @@ def _chunk_coin_flip(state, lanes, key, device_ids, lo, hi, first_block, a, k, x
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_coin_flip(key, device_ids, first_block, a, k, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

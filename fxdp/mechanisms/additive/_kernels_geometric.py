@@ -16,7 +16,8 @@ import numpy as np
 from ...samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
 from ...samplers._kernels import (ERR_ENTROPY, ERR_PARAM, OK, STATE_WORDS, STATUS, _load, _rd_laplace,
                                   _rd_table, _store)
-from .._kernels_common import CHUNK, _I0, _clamp, _ijit, _jit, _njit_nrt, _pjit, _pos, _sat_add_clamp
+from .._kernels_common import CHUNK, _I0, _clamp, _pos, _sat_add_clamp
+from ...samplers._nb_jit import ijit, jit, jit_nrt, pjit
 
 MODE_NONE = 0            # scale 0
 MODE_LAZY = 1
@@ -29,7 +30,7 @@ MODE_CT = 2
 # ...) -> (status, value, buf, c); on failure (buf, c) are those before the
 # failed fetch, so storing them keeps the stream position the reference has.
 
-@_ijit
+@ijit
 def _geo_rd(state, buf, c, mode, s, t, lo, hi, thresholds, k, width, x):
     """Geometric.release_one; mode 0/1/2; s, t, k uint64; lo, hi, width, x int64."""
     if mode == MODE_NONE:
@@ -46,7 +47,7 @@ def _geo_rd(state, buf, c, mode, s, t, lo, hi, thresholds, k, width, x):
     return OK, _sat_add_clamp(x, z, lo, hi), buf, c
 
 
-@_ijit
+@ijit
 def _geo_row(state, mode, s, t, lo, hi, thresholds, k, width, xrow, outrow):
     buf, c = _load(state)
     for i in range(xrow.shape[0]):
@@ -62,7 +63,7 @@ def _geo_row(state, mode, s, t, lo, hi, thresholds, k, width, xrow, outrow):
 # --------------------------------------------------------------------------
 # public single releases (state status first; outputs only on success)
 
-@_jit
+@jit
 def release_geometric(state, mode, s, t, lo, hi, thresholds, k, width, x):
     """(status, int64): one geometric release of the int64 x (mode 0/1/2, see module doc)."""
     st = np.int64(state[STATUS])
@@ -75,7 +76,7 @@ def release_geometric(state, mode, s, t, lo, hi, thresholds, k, width, x):
     return st, y
 
 
-@_njit_nrt
+@jit_nrt
 def release_geometric_vec(state, mode, s, t, lo, hi, thresholds, k, width, x, out):
     """status; out[:] = the released vector (int64), written only on success."""
     st = np.int64(state[STATUS])
@@ -94,7 +95,7 @@ def release_geometric_vec(state, mode, s, t, lo, hi, thresholds, k, width, x, ou
 # --------------------------------------------------------------------------
 # fleet: devices in parallel, CHUNK at a time (fxdp.mechanisms._kernels_common)
 
-@_jit
+@jit
 def _chunk_geometric(state, lanes, tmp, key, device_ids, lo, hi, first_block, mode, s, t, lo_b, hi_b,
                      thresholds, k, width, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -114,7 +115,7 @@ def _chunk_geometric(state, lanes, tmp, key, device_ids, lo, hi, first_block, mo
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_geometric(key, device_ids, first_block, mode, s, t, lo, hi, thresholds, k, width,
                     x, out, status, bits_out):
     n = device_ids.shape[0]

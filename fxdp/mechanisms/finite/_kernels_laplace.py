@@ -28,9 +28,8 @@ from ...samplers import _kernels as K
 from ...samplers._kernels import (FLEET_CHUNK, LANES, OK, STATE_WORDS, STATUS, seed_device, bits as _bits_pub,
                                  discrete_laplace_censored as _dlap_censored)
 from ... import fixmath as fm
+from ...samplers._nb_jit import float_pjit, jit_nrt, pjit
 
-_jit = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 EXCEPTION_RAW = np.int64(-(1 << 63))
 
@@ -77,7 +76,7 @@ _ITERS = fm.CORDIC_ITERS
 # bit source access: only the public kernels of fxdp.samplers._kernels
 
 
-@_jit
+@jit_nrt
 def _bits(state, n):
     """(status, next n bits) for n uint64 in [1, 32] (public kernel: checks the sticky status)."""
     return _bits_pub(state, np.int64(n))
@@ -86,7 +85,7 @@ def _bits(state, n):
 # --------------------------------------------------------------------------
 # fixed-point math (device algorithms)
 
-@_jit
+@jit_nrt
 def ln_mantissa_q32(m):
     """ln(m / 2^31) in Q0.32; m uint64 in [2^31, 2^32)."""
     m = np.uint64(m)
@@ -101,7 +100,7 @@ def ln_mantissa_q32(m):
     return LN_TABLE[j] + z - t
 
 
-@_jit
+@jit_nrt
 def neglog_q26(w, k):
     """-ln(w / 2^k) in Q5.26 (uint64); w in [1, 2^k), k in [1, 32]."""
     w = np.uint64(w)
@@ -115,7 +114,7 @@ def neglog_q26(w, k):
     return (l32 + _U32) >> _U6
 
 
-@_jit
+@jit_nrt
 def cordic_cos_sin_q30(a):
     """(cos, sin) in Q1.30 (int64) of the angle a / 2^32 turns, a uint64 < 2^32."""
     a = np.uint64(a)
@@ -145,7 +144,7 @@ def cordic_cos_sin_q30(a):
     return s, -c
 
 
-@_jit
+@jit_nrt
 def _rsr(v, s):
     """round(v / 2^s) ties up, v uint64 (no overflow); s uint64."""
     if s == _U0:
@@ -153,7 +152,7 @@ def _rsr(v, s):
     return ((v >> (s - _U1)) + _U1) >> _U1
 
 
-@_jit
+@jit_nrt
 def ref_ln_mantissa_q62(w):
     """Shift-and-add reference: ln(w / 2^e) in Q.62 (uint64), w in [1, 2^62]."""
     w = np.uint64(w)
@@ -169,7 +168,7 @@ def ref_ln_mantissa_q62(w):
     return _REF_LN2 - acc - ((_U2_63 - y) >> _U1)
 
 
-@_jit
+@jit_nrt
 def ref_neglog_q58(w, k):
     """lambda(w, k) = -ln(w/2^k) in Q.58 (uint64); |error| < 2^-54."""
     w = np.uint64(w)
@@ -185,7 +184,7 @@ def ref_neglog_q58(w, k):
 # --------------------------------------------------------------------------
 # mechanisms: single releases (internal; parameters already validated)
 
-@_jit
+@jit_nrt
 def _laplace_noise(state, P):
     k = np.uint64(P[0])
     st, j = _bits(state, k)
@@ -211,7 +210,7 @@ def _laplace_noise(state, P):
     return OK, noise
 
 
-@_jit
+@jit_nrt
 def _post_1d(y, P):
     step = P[7]
     g = ((y + step // 2) // step) * step
@@ -222,7 +221,7 @@ def _post_1d(y, P):
     return g
 
 
-@_jit
+@jit_nrt
 def _laplace_release(state, P, x):
     if x < P[5]:
         x = P[5]
@@ -234,7 +233,7 @@ def _laplace_release(state, P, x):
     return OK, _post_1d(x + noise, P)
 
 
-@_jit
+@jit_nrt
 def _planar_noise(state, P):
     ka = np.uint64(P[0])
     kr = np.uint64(P[1])
@@ -259,7 +258,7 @@ def _planar_noise(state, P):
     return OK, (rr * c + _I2_29) >> 30, (rr * s + _I2_29) >> 30
 
 
-@_jit
+@jit_nrt
 def _planar_release(state, P, x, y):
     lo = P[4]
     hi = P[5]
@@ -276,7 +275,7 @@ def _planar_release(state, P, x, y):
     return OK, gx, gy
 
 
-@_jit
+@jit_nrt
 def _grid_release(state, P, x):
     s = np.uint64(P[0])
     t = np.uint64(P[1])
@@ -294,7 +293,7 @@ def _grid_release(state, P, x):
 # --------------------------------------------------------------------------
 # bulk and fleet kernels
 
-@_jit
+@jit_nrt
 def fill_laplace(state, P, xs, out):
     """out[i] = release(xs[i]) from one state; returns (status, count_done)."""
     st = np.int64(state[STATUS])
@@ -308,7 +307,7 @@ def fill_laplace(state, P, xs, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit_nrt
 def fill_planar(state, P, xs, out):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -322,7 +321,7 @@ def fill_planar(state, P, xs, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit_nrt
 def fill_laplace_grid(state, P, xs, out):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -335,7 +334,7 @@ def fill_laplace_grid(state, P, xs, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit_nrt
 def fill_planar_grid(state, P, xs, out):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -352,7 +351,7 @@ def fill_planar_grid(state, P, xs, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit_nrt
 def fill_laplace_noise(state, P, out):
     """Raw signed noise draws (before adding, snapping, truncation)."""
     st = np.int64(state[STATUS])
@@ -366,7 +365,7 @@ def fill_laplace_noise(state, P, out):
     return OK, np.int64(out.shape[0])
 
 
-@_jit
+@jit_nrt
 def fill_planar_noise(state, P, out):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -386,7 +385,7 @@ def fill_planar_noise(state, P, out):
 # would fit, since every release takes (state, P, x); it would remove two 6-line copies and add
 # one more dispatcher to compile and cache, which was not worth it.  The planar grid also
 # differs: two draws per device, the second only after the first succeeded.
-@_pjit
+@pjit
 def fleet_laplace(key_words, device_ids, stream, P, xs, out, status_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
@@ -401,7 +400,7 @@ def fleet_laplace(key_words, device_ids, stream, P, xs, out, status_out):
             status_out[i] = st
 
 
-@_pjit
+@pjit
 def fleet_planar(key_words, device_ids, stream, P, xs, out, status_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
@@ -417,7 +416,7 @@ def fleet_planar(key_words, device_ids, stream, P, xs, out, status_out):
             status_out[i] = st
 
 
-@_pjit
+@pjit
 def fleet_laplace_grid(key_words, device_ids, stream, P, xs, out, status_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
@@ -432,7 +431,7 @@ def fleet_laplace_grid(key_words, device_ids, stream, P, xs, out, status_out):
             status_out[i] = st
 
 
-@_pjit
+@pjit
 def fleet_planar_grid(key_words, device_ids, stream, P, xs, out, status_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + FLEET_CHUNK - 1) // FLEET_CHUNK):
@@ -463,13 +462,13 @@ def fleet_planar_grid(key_words, device_ids, stream, P, xs, out, status_out):
 INC_MIN_W = 1 << 20        # below this w the sweeps use the direct reference at every element
 
 
-@_jit
+@jit_nrt
 def _div_round(num, den):
     """round(num / den) for uint64 (num + den/2 must not overflow)."""
     return (num + (den >> _U1)) // den
 
 
-@_pjit
+@pjit
 def sweep_ln_mantissas(m_start, m_stop, chunks):
     """Over mantissas m in [m_start, m_stop) (int64 in [2^31, 2^32]): returns
     (max_err, min_err, nonmonotone, per_chunk) with err = ln_mantissa_q32(m) 2^30 - reference
@@ -507,14 +506,14 @@ def sweep_ln_mantissas(m_start, m_stop, chunks):
     return mx.max(), mn.min(), bad.sum(), per
 
 
-@_jit
+@jit_nrt
 def _ref_step(ref, w, kk):
     """lambda_ref(w) from lambda_ref(w - 2) (Q.58, int64): minus round(2^59 / (w - 1)); for
     w - 1 >= 2^20 the dropped cubic term is < 0.17 units, rounding 0.5."""
     return ref - np.int64(_div_round(np.uint64(1) << np.uint64(59), w - _U1))
 
 
-@_pjit
+@pjit
 def sweep_neglog(k, w_lo, chunks):
     """Over odd w in [w_lo, 2^k): (max_err, min_err, nonmonotone, argmax, per_chunk) with
     err = neglog_q26(w) 2^32 - reference (units of 2^-58).  Reference error < 16 + 0.67 per_chunk units."""
@@ -554,7 +553,7 @@ def sweep_neglog(k, w_lo, chunks):
     return mx[i], mn.min(), bad.sum(), am[i], per
 
 
-@_jit
+@jit_nrt
 def _mag(w, P):
     """Capped raw magnitude of the 1-D noise for odd w (as in _laplace_noise)."""
     k = np.uint64(P[0])
@@ -569,7 +568,7 @@ def _mag(w, P):
     return mag
 
 
-@_pjit
+@float_pjit     # a measurement sweep against float64 with a stated margin (off the sampling path)
 def sweep_noise_1d(P, w_lo, chunks):
     """Over odd w in [w_lo, 2^k): max |mag(w) - T(w)| in raw units (float64),
     T(w) = Beff lambda(w) 2^(26 - shift), Beff = B (direct) or 2^nshift (scaled); also counts
@@ -628,7 +627,7 @@ def sweep_noise_1d(P, w_lo, chunks):
     return mx[i], am[i], bad.sum(), per
 
 
-@_pjit
+@float_pjit     # a measurement sweep against float64 with a stated margin (off the sampling path)
 def sweep_cordic(ka, chunks):
     """Over all ka-bit midpoint angles: (max component error, max Euclidean error) of the Q1.30
     CORDIC output against float64 cos/sin (units of 1; add the documented margin)."""
@@ -655,7 +654,7 @@ def sweep_cordic(ka, chunks):
     return mc.max(), me.max()
 
 
-@_pjit
+@pjit
 def mag_count_ge(P, vmax):
     """W[v] = #{odd w in [1, 2^k) : mag(w) >= v} for v = 0..vmax+1, by binary search
     (mag is non-increasing in w: Condition 2, verified by the sweeps)."""
@@ -675,7 +674,7 @@ def mag_count_ge(P, vmax):
     return out
 
 
-@_pjit
+@pjit
 def radius_hist(P, chunks):
     """hist[r] = #{(i1, i2) : radius(i1, i2) = r} for r in [0, cap] (planar, exhaustive over 2^(2 kr))."""
     kr = np.uint64(P[1])
@@ -698,7 +697,7 @@ def radius_hist(P, chunks):
     return loc.sum(axis=0)
 
 
-@_jit
+@jit_nrt
 def planar_noise_hist(P, rhist, W):
     """hist[dx + W, dy + W] = #{(angle j, i1, i2) : noise = (dx, dy)} for |dx|, |dy| <= W; noise outside
     the window is counted in the returned `outside`.  Exhaustive over 2^(ka + 2 kr) draws (via rhist)."""
@@ -723,7 +722,7 @@ def planar_noise_hist(P, rhist, W):
     return hist, outside
 
 
-@_pjit
+@float_pjit     # a measurement sweep against float64 with a stated margin (off the sampling path)
 def sweep_planar(P, C, scale_raw, chunks):
     """Planar delta_n over the region (w1+1)(w2+1) >= C, all angles: max Euclidean |n' - n| in raw
     units (float64 reference; add the documented margin).  scale_raw = b' 2^F (float)."""
@@ -775,7 +774,7 @@ def sweep_planar(P, C, scale_raw, chunks):
 # --------------------------------------------------------------------------
 # audit helpers: sliding-window minima
 
-@_jit
+@jit_nrt
 def window_min(p, lo_valid, hi_valid, width):
     """out[i] = min of p[j] over j in [i - width, i + width] intersect [lo_valid, hi_valid], j != i,
     and arg[i] its index (monotone deque, O(n)).  Entries outside the valid range are ignored."""
@@ -816,7 +815,7 @@ def window_min(p, lo_valid, hi_valid, width):
     return out, arg
 
 
-@_jit
+@jit_nrt
 def worst_ratio_windows(p, q_min, lo_valid, hi_valid):
     """index i maximizing p[i] / q_min[i] over [lo_valid, hi_valid] (float screening);
     returns (best_i, has_infinite) -- an index with p > 0 and q_min == 0 wins."""

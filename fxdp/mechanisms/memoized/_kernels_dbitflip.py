@@ -23,14 +23,15 @@ from ...samplers._kernels import (ERR_RANGE, OK, STATE_WORDS, _load, _rd_uniform
                                   _store)
 from ...samplers._nb_lanes import LANES, seed_device
 from ._kernels_longitudinal import _draw, _keyed, _provision
-# the shared jit flavours and constants (one definition: fxdp/mechanisms/_kernels_common.py)
-from .._kernels_common import CHUNK, _I0, _U0, _ijit, _jit, _njit_nrt, _pjit
+# the shared constants (fxdp/mechanisms/_kernels_common.py)
+from .._kernels_common import CHUNK, _I0, _U0
+from ...samplers._nb_jit import ijit, jit, jit_nrt, pjit
 
 _U3 = np.uint64(3)
 _U4 = np.uint64(4)
 
 
-@_ijit
+@ijit
 def _sample(state, secret, k, s, J, ct):
     """J[0..s) <- the sampled buckets of the device `secret`, ascending (Floyd) -> status.  ct = 2
     (uniform_version 2): the fixed-budget draws, ERR_RANGE after all of them if a budget ran out."""
@@ -67,7 +68,7 @@ def _sample(state, secret, k, s, J, ct):
     return OK if ok else ERR_RANGE
 
 
-@_ijit
+@ijit
 def _respond(state, secret, s, a_p, a_q, bits, ct, v, J, out):
     """out[s..2s) <- bucket v's memoized bits on J -> status."""
     _keyed(state, secret, np.uint64(v), _U0, _U4)
@@ -82,7 +83,7 @@ def _respond(state, secret, s, a_p, a_q, bits, ct, v, J, out):
     return OK
 
 
-@_ijit
+@ijit
 def _report(pstate, secret, d, k, s, a_p, a_q, bits, ct, x, J, out):
     """status; out[0..2s) = the report of item x (int64) by the device `secret`."""
     st = _sample(pstate, secret, k, s, J, ct)
@@ -97,7 +98,7 @@ def _report(pstate, secret, d, k, s, a_p, a_q, bits, ct, x, J, out):
     return OK
 
 
-@_njit_nrt
+@jit_nrt
 def release_dbitflip(secret, d, k, s, a_p, a_q, bits, ct, x, out):
     """status; out[0..2s) = one report of x by the device `secret` (uint32[8]), written only on OK."""
     if x < 0 or x >= np.int64(d) or out.shape[0] != 2 * np.int64(s):
@@ -112,7 +113,7 @@ def release_dbitflip(secret, d, k, s, a_p, a_q, bits, ct, x, out):
     return st
 
 
-@_jit
+@jit
 def _chunk(state, pstate, secret, lanes, J, tmp, key, ids, lo, hi, first_block, d, k, s, a_p, a_q, bits, ct, x,
            out, status, bits_out):
     rounds = x.shape[0]
@@ -133,7 +134,7 @@ def _chunk(state, pstate, secret, lanes, J, tmp, key, ids, lo, hi, first_block, 
         bits_out[i] = np.int64(first_block) * (256 if K.fast_key_erasure(key) else 512)
 
 
-@_pjit
+@pjit
 def fleet_dbitflip(key, ids, first_block, d, k, s, a_p, a_q, bits, ct, x, out, status, bits_out):
     n = ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

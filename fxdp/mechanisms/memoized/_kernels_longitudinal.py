@@ -26,14 +26,15 @@ from ...samplers import _kernels as K
 from ...samplers._kernels import (KEY, MODE, MODE_CHACHA, MODE_CHACHA_FKE, NONCE, fast_key_erasure, OK,
                                   STATE_WORDS, STATUS, SHARED_WORDS, WORD_POS, BLOCK_LEN, _load, _rd_bits,
                                   _rd_dyadic, _rd_dyadic_ct, _rd_uniform_below, _store)
-# the shared jit flavours and constants (one definition: fxdp/mechanisms/_kernels_common.py)
-from .._kernels_common import (CHUNK, _I0, _I1, _M32, _U0, _U1, _U32, _ijit, _jit, _njit_nrt, _pjit, _pos,
+# the shared constants (fxdp/mechanisms/_kernels_common.py)
+from .._kernels_common import (CHUNK, _I0, _I1, _M32, _U0, _U1, _U32, _pos,
                                _seed_dev)
+from ...samplers._nb_jit import ijit, jit, jit_nrt, pjit
 
 _U2 = np.uint64(2)
 
 
-@_ijit
+@ijit
 def _keyed(state, key8, n0, n1, n2):
     """state <- the keyed ChaCha20 stream (key8, nonce (n0, n1, n2)) at counter 0."""
     for i in range(SHARED_WORDS):
@@ -48,7 +49,7 @@ def _keyed(state, key8, n0, n1, n2):
     state[MODE] = np.uint32(MODE_CHACHA)
 
 
-@_ijit
+@ijit
 def _provision(src, secret):
     """secret[0..8) = 8 x bits(32) from src -> status."""
     buf, c = _load(src)
@@ -62,7 +63,7 @@ def _provision(src, secret):
     return OK
 
 
-@_ijit
+@ijit
 def _grr_rd(state, buf, c, d, w0, w, bits, ct, x):
     """One k-ary RR step of x in [0, d) (longitudinal.grr_step); d, w0, w, bits uint64, x int64."""
     if ct:
@@ -90,7 +91,7 @@ def _grr_rd(state, buf, c, d, w0, w, bits, ct, x):
     return OK, (x if honest else si), buf, c
 
 
-@_ijit
+@ijit
 def _grr_report(state, pstate, secret, d, w0, w, v0, v, bits, ct, x):
     """(status, y2): the permanent step of x from pstate (re-keyed from secret and x), then the
     instantaneous step from state."""
@@ -105,14 +106,14 @@ def _grr_report(state, pstate, secret, d, w0, w, v0, v, bits, ct, x):
     return st, y2
 
 
-@_ijit
+@ijit
 def _draw(state, buf, c, a, bits, ct):
     if ct:
         return _rd_dyadic_ct(state, buf, c, a, bits)
     return _rd_dyadic(state, buf, c, a, bits)
 
 
-@_ijit
+@ijit
 def _ue_report(state, pstate, secret, a_p1, a_q1, a_p2, bits, ct, x, tmp):
     """status; tmp[0..d) = the report: per item i the permanent bit from pstate, then the
     instantaneous bit from state (independent streams: the interleaving changes nothing)."""
@@ -134,7 +135,7 @@ def _ue_report(state, pstate, secret, a_p1, a_q1, a_p2, bits, ct, x, tmp):
     return OK
 
 
-@_njit_nrt
+@jit_nrt
 def release_longitudinal_grr(state, secret, d, w0, w, v0, v, bits, ct, x):
     """(status, item): one report of x by the device `secret` (uint32[8]), round draws from state."""
     st = np.int64(state[STATUS])
@@ -147,7 +148,7 @@ def release_longitudinal_grr(state, secret, d, w0, w, v0, v, bits, ct, x):
                        np.uint64(v), np.uint64(bits), ct, np.int64(x))
 
 
-@_njit_nrt
+@jit_nrt
 def release_longitudinal_ue(state, secret, a_p1, a_q1, a_p2, bits, ct, x, out):
     """status; out[0..d) = one report of x by the device `secret`, written only on OK."""
     st = np.int64(state[STATUS])
@@ -164,7 +165,7 @@ def release_longitudinal_ue(state, secret, a_p1, a_q1, a_p2, bits, ct, x, out):
     return st
 
 
-@_jit
+@jit
 def _secret_of(sib, secret, key, dev):
     """secret <- the device's secret (keyed stream (seed, dev, 1), under the seed words' version)."""
     d = np.uint64(dev)
@@ -174,7 +175,7 @@ def _secret_of(sib, secret, key, dev):
     return _provision(sib, secret)
 
 
-@_jit
+@jit
 def _chunk_grr(state, pstate, secret, key, ids, lo, hi, first_block, d, w0, w, v0, v, bits, ct, x, out, status,
                bits_out):
     rounds = x.shape[0]
@@ -191,7 +192,7 @@ def _chunk_grr(state, pstate, secret, key, ids, lo, hi, first_block, d, w0, w, v
         bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_longitudinal_grr(key, ids, first_block, d, w0, w, v0, v, bits, ct, x, out, status, bits_out):
     n = ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -202,7 +203,7 @@ def fleet_longitudinal_grr(key, ids, first_block, d, w0, w, v0, v, bits, ct, x, 
                    d, w0, w, v0, v, bits, ct, x, out, status, bits_out)
 
 
-@_jit
+@jit
 def _chunk_ue(state, pstate, secret, tmp, key, ids, lo, hi, first_block, a_p1, a_q1, a_p2, bits, ct, x, out,
               status, bits_out):
     rounds = x.shape[0]
@@ -220,7 +221,7 @@ def _chunk_ue(state, pstate, secret, tmp, key, ids, lo, hi, first_block, a_p1, a
         bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_longitudinal_ue(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, out, status, bits_out):
     n = ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -232,7 +233,7 @@ def fleet_longitudinal_ue(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, 
                   a_p1, a_q1, a_p2, bits, ct, x, out, status, bits_out)
 
 
-@_jit
+@jit
 def _chunk_ue_counts(state, pstate, secret, tmp, key, ids, lo, hi, first_block, a_p1, a_q1, a_p2, bits, ct, x, row,
                      status):
     for i in range(lo, hi):
@@ -246,7 +247,7 @@ def _chunk_ue_counts(state, pstate, secret, tmp, key, ids, lo, hi, first_block, 
                 row[j] += np.int64(tmp[j])
 
 
-@_pjit
+@pjit
 def fleet_longitudinal_ue_counts(key, ids, first_block, a_p1, a_q1, a_p2, bits, ct, x, counts, status):
     """One round (x: int64 (n,)) of fleet_longitudinal_ue reduced to its column sums: worker row r
     takes the chunks r, r + w, ... of devices and adds each OK device's report bits to counts[r]

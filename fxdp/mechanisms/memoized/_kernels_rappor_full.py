@@ -16,10 +16,8 @@ import numba
 import numpy as np
 
 from ...samplers import _kernels as K
+from ...samplers._nb_jit import ijit, jit_nrt, pjit
 
-_jit = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
-_ijit = numba.njit(cache=True, nogil=True, inline="always")
 
 OK = K.OK
 ERR_PARAM = K.ERR_PARAM
@@ -57,12 +55,12 @@ def cfg_vector(m):
 # --------------------------------------------------------------------------
 # SipHash-2-4
 
-@_ijit
+@ijit
 def _rotl64(x, b):
     return (x << b) | (x >> (_U64 - b))
 
 
-@_ijit
+@ijit
 def _sipround(v0, v1, v2, v3):
     v0 = v0 + v1
     v1 = _rotl64(v1, _U13)
@@ -81,7 +79,7 @@ def _sipround(v0, v1, v2, v3):
     return v0, v1, v2, v3
 
 
-@_ijit
+@ijit
 def _load_le(buf, off, n):
     """n (0..8) bytes of buf from off, little-endian, as uint64."""
     v = _U0
@@ -90,7 +88,7 @@ def _load_le(buf, off, n):
     return v
 
 
-@_jit
+@jit_nrt
 def _siphash(k0, k1, has_prefix, prefix, data):
     """SipHash-2-4 of [prefix (8 bytes LE) if has_prefix] || data (uint8 array)."""
     v0 = k0 ^ _C0
@@ -139,7 +137,7 @@ def _load_le_py(b):
 # --------------------------------------------------------------------------
 # Bloom positions, PRR stream, provisioning
 
-@_ijit
+@ijit
 def _positions(cfgv, cohort, block, pos):
     k = cfgv[0]
     h = np.int64(cfgv[1])
@@ -149,7 +147,7 @@ def _positions(cfgv, cohort, block, pos):
         pos[j] = ((d >> _U32) * k) >> _U32
 
 
-@_ijit
+@ijit
 def _prr_init(secret, cohort, block, prr):
     """prr := ChaCha20 stream (key secret, nonce (d_lo, d_hi, 1)) with
     d = SipHash(kdf words 0..3, u32le(cohort) || u32le(0xFFFFFFFF) || block)."""
@@ -171,7 +169,7 @@ def _prr_init(secret, cohort, block, prr):
     prr[K.MODE] = np.uint32(K.MODE_CHACHA)
 
 
-@_ijit
+@ijit
 def _provision(state, cohorts, secret):
     """secret[0..8) = 8 x bits(32), cohort = (bits(32) * cohorts) >> 32 -> (status, cohort)."""
     for i in range(8):
@@ -185,7 +183,7 @@ def _provision(state, cohorts, secret):
     return OK, (w * np.uint64(cohorts)) >> _U32
 
 
-@_ijit
+@ijit
 def _bern(state, a, bits, ct):
     """The public single-draw kernels (stable contract; a: uint64, bits: int64)."""
     if ct:
@@ -193,7 +191,7 @@ def _bern(state, a, bits, ct):
     return K.bernoulli_dyadic(state, a, bits)
 
 
-@_jit
+@jit_nrt
 def _run(cfgv, secret, cohort, state, block, tmp, with_irr):
     """B' (with_irr False) or S (with_irr True, IRR from state) into tmp[0..k)."""
     k = np.int64(cfgv[0])
@@ -227,7 +225,7 @@ def _run(cfgv, secret, cohort, state, block, tmp, with_irr):
 # --------------------------------------------------------------------------
 # entry points
 
-@_jit
+@jit_nrt
 def prr(cfgv, secret, cohort, block, out):
     """out[0..k) = the memoized PRR bits of block for the device (secret, cohort)."""
     tmp = np.zeros(np.int64(cfgv[0]), np.uint8)
@@ -238,7 +236,7 @@ def prr(cfgv, secret, cohort, block, out):
     return st
 
 
-@_jit
+@jit_nrt
 def report(cfgv, secret, cohort, state, block, out):
     """fxdp_rappor_full_report: out[0..k) = S, IRR from state; out written only on OK."""
     st = np.int64(state[K.STATUS])
@@ -251,7 +249,7 @@ def report(cfgv, secret, cohort, state, block, out):
     return st
 
 
-@_jit
+@jit_nrt
 def _release_into(cfgv, state, block, out, secret, tmp):
     st = np.int64(state[K.STATUS])
     if st != OK:
@@ -281,7 +279,7 @@ def _release_into(cfgv, state, block, out, secret, tmp):
     return OK
 
 
-@_jit
+@jit_nrt
 def release(cfgv, state, block, out):
     """fxdp_rappor_full_release on a state array: out[0..k+2) = cohort lo, hi, S (only on OK)."""
     secret = np.zeros(8, np.uint32)
@@ -289,7 +287,7 @@ def release(cfgv, state, block, out):
     return _release_into(cfgv, state, block, out, secret, tmp)
 
 
-@_pjit
+@pjit
 def fleet_release(cfgv, seed_key_words, device_ids, blocks, out, status):
     """Device i: release on the keyed stream (seed, device_ids[i], 0) (device provisioned from
     stream 1) of blocks[i] into out[i]; status[i] its status (out[i] untouched on failure)."""
@@ -301,7 +299,7 @@ def fleet_release(cfgv, seed_key_words, device_ids, blocks, out, status):
         status[i] = _release_into(cfgv, state, blocks[i], out[i], secret, tmp)
 
 
-@_jit
+@jit_nrt
 def bloom_matrix(cfgv, cohorts, blocks, out):
     """out[c, v, :] = Bloom vector of blocks[v] in cohort cohorts[c] (serial: candidate lists are small)."""
     h = np.int64(cfgv[1])
@@ -313,7 +311,7 @@ def bloom_matrix(cfgv, cohorts, blocks, out):
                 out[c, v, np.int64(pos[j])] = np.uint8(1)
 
 
-@_jit
+@jit_nrt
 def positions(cfgv, cohort, block, pos):
     """pos[0..h) = Bloom positions of block in cohort."""
     _positions(cfgv, np.uint64(cohort), block, pos)

@@ -21,16 +21,14 @@ from ...samplers import _kernels as K
 from ...samplers._kernels import OK, STATUS, STATE_WORDS, _load, _rd_bits64, _rd_dyadic, _rd_dyadic_ct, _store
 from .._kernels_common import CHUNK, _pos
 from ...samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
+from ...samplers._nb_jit import ijit, jit, pjit
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@_ijit
+@ijit
 def _parity(v):
     """popcount(v) & 1 for v < 2^32, by xor folding (as the C)."""
     v = v ^ (v >> np.uint64(16))
@@ -41,7 +39,7 @@ def _parity(v):
     return v & _U1
 
 
-@_ijit
+@ijit
 def _hr_one(state, a_p, bits, log2k, ct, x):
     """(status, y) for item x: y, b, then the toggle (module docstring)."""
     buf, c = _load(state)
@@ -64,7 +62,7 @@ def _hr_one(state, a_p, bits, log2k, ct, x):
     return OK, y
 
 
-@_jit
+@jit
 def release_hadamard_response(state, a_p, bits, log2k, ct, x):
     """(status, y); y is 0 unless the status is OK."""
     st = np.int64(state[STATUS])
@@ -76,7 +74,7 @@ def release_hadamard_response(state, a_p, bits, log2k, ct, x):
     return st, np.int64(y)
 
 
-@_jit
+@jit
 def _chunk_hr(state, lanes, key, device_ids, lo, hi, first_block, a_p, bits, log2k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
@@ -96,7 +94,7 @@ def _chunk_hr(state, lanes, key, device_ids, lo, hi, first_block, a_p, bits, log
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_hadamard_response(key, device_ids, first_block, a_p, bits, log2k, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

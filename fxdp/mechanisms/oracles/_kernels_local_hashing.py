@@ -26,17 +26,15 @@ from ...samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_bits64, _r
                                   _store)
 from ...samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
 from .._kernels_common import CHUNK, _pos
+from ...samplers._nb_jit import ijit, jit, pjit
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _COUNT_CHUNKS = 64         # report chunks of support_counts (one count row each)
 
 
-@_ijit
+@ijit
 def _lh_one(state, a_p, w, bits, g, prime, ct, x):
     """(status, a, b, y) for item x (module docstring)."""
     buf, c = _load(state)
@@ -70,7 +68,7 @@ def _lh_one(state, a_p, w, bits, g, prime, ct, x):
     return OK, a, b, y
 
 
-@_jit
+@jit
 def release_local_hashing(state, a_p, w, bits, g, prime, ct, x):
     """(status, a, b, y); a, b, y are 0 unless the status is OK."""
     st = np.int64(state[STATUS])
@@ -85,7 +83,7 @@ def release_local_hashing(state, a_p, w, bits, g, prime, ct, x):
     return st, np.int64(a), np.int64(b), np.int64(y)
 
 
-@_jit
+@jit
 def _chunk_lh(state, lanes, key, device_ids, lo, hi, first_block, a_p, w, bits, g, prime, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
@@ -107,7 +105,7 @@ def _chunk_lh(state, lanes, key, device_ids, lo, hi, first_block, a_p, w, bits, 
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_local_hashing(key, device_ids, first_block, a_p, w, bits, g, prime, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -117,7 +115,7 @@ def fleet_local_hashing(key, device_ids, first_block, a_p, w, bits, g, prime, ct
                   a_p, w, bits, g, prime, ct, x, out, status, bits_out)
 
 
-@_jit
+@jit
 def _count_rows(a, b, y, lo, hi, d, g, prime, row):
     """row[v] += #{i in [lo, hi) : h_{a_i, b_i}(v) = y_i}.  z = (a v + b) mod P and r = z mod g
     are carried from v to v + 1 (z += a, minus P on a wrap; r likewise mod g): additions only."""
@@ -140,7 +138,7 @@ def _count_rows(a, b, y, lo, hi, d, g, prime, row):
                     r += g
 
 
-@_pjit
+@pjit
 def _support_counts(a, b, y, d, g, prime, rows):
     n = a.shape[0]
     nch = rows.shape[0]
@@ -166,7 +164,7 @@ _BLOCK = 2048              # devices per block: 5 uint32 arrays of 8 KiB, within
 _BLOCKED_MAX_PRIME = 1 << 31   # z + a < 2^32 must hold in uint32
 
 
-@_jit
+@jit
 def _count_block(a, b, y, lo, hi, d, g, prime, row, z, r, av, am, yb):
     """row[v] += #{i in [lo, hi) : h_{a_i, b_i}(v) = y_i} for v in [0, d), as ``_count_rows``, with
     the devices of the block in the inner loop: z = (a v + b) mod P and r = z mod g are carried
@@ -199,7 +197,7 @@ def _count_block(a, b, y, lo, hi, d, g, prime, row, z, r, av, am, yb):
         row[v] += np.int64(acc)
 
 
-@_pjit
+@pjit
 def _support_counts_blocked(a, b, y, d, g, prime, rows, block):
     n = a.shape[0]
     nblocks = (n + block - 1) // block

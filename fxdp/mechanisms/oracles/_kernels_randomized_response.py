@@ -24,7 +24,8 @@ from ...samplers import _kernels as K
 from ...samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_device_fast
 from ...samplers._kernels import (ERR_ENTROPY, ERR_PARAM, OK, STATE_WORDS, STATUS, _load, _rd_dyadic,
                                   _rd_dyadic_ct, _rd_table, _rd_uniform_below, _store)
-from .._kernels_common import CHUNK, _I0, _I1, _U0, _U1, _ijit, _jit, _pjit, _pos
+from .._kernels_common import CHUNK, _I0, _I1, _U0, _U1, _pos
+from ...samplers._nb_jit import ijit, jit, pjit
 
 
 # --------------------------------------------------------------------------
@@ -33,7 +34,7 @@ from .._kernels_common import CHUNK, _I0, _I1, _U0, _U1, _ijit, _jit, _pjit, _po
 # ...) -> (status, value, buf, c); on failure (buf, c) are those before the
 # failed fetch, so storing them keeps the stream position the reference has.
 
-@_ijit
+@ijit
 def _rr_bool_rd(state, buf, c, a, k, ct, x):
     """x XNOR Bernoulli(a/2^k); a, k uint64; ct, x bool."""
     if ct:
@@ -45,7 +46,7 @@ def _rr_bool_rd(state, buf, c, a, k, ct, x):
     return OK, x == keep, buf, c
 
 
-@_ijit
+@ijit
 def _rr_rd(state, buf, c, t, w0, k, thresholds, ct, x):
     """RandomizedResponse.release_index; t, w0, k uint64; x int64 in [0, t]."""
     ti = np.int64(t)
@@ -81,7 +82,7 @@ def _rr_rd(state, buf, c, t, w0, k, thresholds, ct, x):
 # --------------------------------------------------------------------------
 # public single releases (state status first; outputs only on success)
 
-@_jit
+@jit
 def release_rr_bool(state, a, k, ct, x):
     """(status, bool): one binary randomized response of x (a/2^k, k <= 63)."""
     st = np.int64(state[STATUS])
@@ -95,7 +96,7 @@ def release_rr_bool(state, a, k, ct, x):
     return st, y
 
 
-@_jit
+@jit
 def release_rr(state, t, w0, k, thresholds, ct, x):
     """(status, int64 index): one k-ary release of index x in [0, t] (t: not a category)."""
     st = np.int64(state[STATUS])
@@ -115,7 +116,7 @@ def release_rr(state, t, w0, k, thresholds, ct, x):
 # --------------------------------------------------------------------------
 # one stream, many releases: (status, count_done); out[:count_done] written
 
-@_jit
+@jit
 def stream_rr_bool(state, a, k, ct, xs, out):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -133,7 +134,7 @@ def stream_rr_bool(state, a, k, ct, xs, out):
     return OK, np.int64(xs.shape[0])
 
 
-@_jit
+@jit
 def stream_rr(state, t, w0, k, thresholds, ct, xs, out):
     st = np.int64(state[STATUS])
     if st != OK:
@@ -155,7 +156,7 @@ def stream_rr(state, t, w0, k, thresholds, ct, xs, out):
 # --------------------------------------------------------------------------
 # fleet: devices in parallel, CHUNK at a time (fxdp.mechanisms._kernels_common)
 
-@_jit
+@jit
 def _chunk_rr_bool(state, lanes, key, device_ids, lo, hi, first_block, a, k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
@@ -174,7 +175,7 @@ def _chunk_rr_bool(state, lanes, key, device_ids, lo, hi, first_block, a, k, ct,
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_jit
+@jit
 def _chunk_rr(state, lanes, key, device_ids, lo, hi, first_block, t, w0, k, thresholds, ct, x, out, status,
               bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -194,7 +195,7 @@ def _chunk_rr(state, lanes, key, device_ids, lo, hi, first_block, t, w0, k, thre
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_rr_bool(key, device_ids, first_block, a, k, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -204,7 +205,7 @@ def fleet_rr_bool(key, device_ids, first_block, a, k, ct, x, out, status, bits_o
                        a, k, ct, x, out, status, bits_out)
 
 
-@_pjit
+@pjit
 def fleet_rr(key, device_ids, first_block, t, w0, k, thresholds, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

@@ -17,7 +17,8 @@ from ...samplers._nb_lanes import LANES, fast_bits_used, restart_device, start_d
 from ...samplers._kernels import (ERR_ENTROPY, ERR_PARAM, OK, STATE_WORDS, STATUS, _load,
                                   _rd_dyadic_ct, _store)
 from ...samplers._nb_run import _rd_dyadic_run, run_table
-from .._kernels_common import CHUNK, _ijit, _jit, _njit_nrt, _pjit, _pos
+from .._kernels_common import CHUNK, _pos
+from ...samplers._nb_jit import ijit, jit, jit_nrt, pjit
 
 
 # --------------------------------------------------------------------------
@@ -26,7 +27,7 @@ from .._kernels_common import CHUNK, _ijit, _jit, _njit_nrt, _pjit, _pos
 # ...) -> (status, value, buf, c); on failure (buf, c) are those before the
 # failed fetch, so storing them keeps the stream position the reference has.
 
-@_ijit
+@ijit
 def _rappor_row(state, a, bits, ct, xrow, outrow, table):
     """outrow[i] = xrow[i] XOR Bernoulli(a/2^bits), i = 0..k-1; returns the status.  Lazy: one run
     read a byte of the stream at a time (table = dyadic_run_table(a, bits); the same bits as bit
@@ -52,7 +53,7 @@ def _rappor_row(state, a, bits, ct, xrow, outrow, table):
 # --------------------------------------------------------------------------
 # public single releases (state status first; outputs only on success)
 
-@_njit_nrt
+@jit_nrt
 def release_rappor(state, a, bits, ct, x, out):
     """status; out[:] = the k released bits of x (uint8 0/1 arrays), written only on success."""
     st = np.int64(state[STATUS])
@@ -70,7 +71,7 @@ def release_rappor(state, a, bits, ct, x, out):
 # --------------------------------------------------------------------------
 # fleet: devices in parallel, CHUNK at a time (fxdp.mechanisms._kernels_common)
 
-@_jit
+@jit
 def _chunk_rappor(state, lanes, table, key, device_ids, lo, hi, first_block, a, bits, ct, x, out, status,
                   bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -89,7 +90,7 @@ def _chunk_rappor(state, lanes, table, key, device_ids, lo, hi, first_block, a, 
             bits_out[i] = fast_bits_used(state, key, first_block) if fast else _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_rappor(key, device_ids, first_block, a, bits, ct, x, out, status, bits_out, table):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

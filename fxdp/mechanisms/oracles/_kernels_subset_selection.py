@@ -33,16 +33,14 @@ from ...samplers._kernels import (ERR_RANGE, OK, STATUS, STATE_WORDS, _load, _rd
                                   _rd_uniform_below, _rd_uniform_below_ct, _store)
 from ...samplers._nb_lanes import LANES, seed_device_ahead
 from .._kernels_common import CHUNK, _pos
+from ...samplers._nb_jit import ijit, jit, pjit
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@_ijit
+@ijit
 def _ss_uniform(state, buf, c, n, ct):
     """(status, t, ok, buf, c): uniform_below(n) by rejection, or for ct = 2 (uniform_version 2) by
     the fixed budget, whose running out is ok = False with t = 0 and the draws going on (as C)."""
@@ -55,7 +53,7 @@ def _ss_uniform(state, buf, c, n, ct):
     return st, t, True, buf, c
 
 
-@_ijit
+@ijit
 def _ss_one(state, a_p, bits, d, k, ct, x, mark, out):
     """status; on OK out[:k] holds the report (module docstring); mark is all zero after."""
     m = d - 1
@@ -108,7 +106,7 @@ def _ss_one(state, a_p, bits, d, k, ct, x, mark, out):
     return OK
 
 
-@_jit
+@jit
 def release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out):
     """status of one release of item x; out[:k] is written only on success."""
     st = np.int64(state[STATUS])
@@ -120,7 +118,7 @@ def release_subset_selection(state, a_p, bits, d, k, ct, x, mark, out):
     return _ss_one(state, np.uint64(a_p), np.uint64(bits), np.int64(d), np.int64(k), ct, np.int64(x), mark, out)
 
 
-@_jit
+@jit
 def _chunk_ss(state, lanes, ahead, mark, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for i in range(lo, hi):
@@ -131,7 +129,7 @@ def _chunk_ss(state, lanes, ahead, mark, key, device_ids, lo, hi, first_block, a
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x, out, status, bits_out, nb):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -146,7 +144,7 @@ def fleet_subset_selection(key, device_ids, first_block, a_p, bits, d, k, ct, x,
 # --------------------------------------------------------------------------
 # support counts without the reports: the same bits, O(k) per device after the draws
 
-@_ijit
+@ijit
 def _select(v, k, r):
     """The r-th smallest (0-based) of the k distinct values v[:k] (reorders v; Hoare partition
     with the middle element as pivot, iterative)."""
@@ -176,7 +174,7 @@ def _select(v, k, r):
     return v[r]
 
 
-@_ijit
+@ijit
 def _ss_one_counts(state, a_p, bits, d, k, ct, x, mark, drawn, row):
     """status; on OK adds the report of ``_ss_one`` (same bits) to row: row[item] += 1 for each
     of its k items.  drawn: int64 scratch of k entries; mark is all zero after."""
@@ -224,7 +222,7 @@ def _ss_one_counts(state, a_p, bits, d, k, ct, x, mark, drawn, row):
     return OK
 
 
-@_jit
+@jit
 def _chunk_ss_counts(state, lanes, ahead, mark, drawn, key, device_ids, lo, hi, first_block, a_p, bits, d, k, ct, x, row,
                      status):
     for i in range(lo, hi):
@@ -232,7 +230,7 @@ def _chunk_ss_counts(state, lanes, ahead, mark, drawn, key, device_ids, lo, hi, 
         status[i] = np.uint8(_ss_one_counts(state, a_p, bits, d, k, ct, x[i], mark, drawn, row))
 
 
-@_pjit
+@pjit
 def fleet_subset_selection_counts(key, device_ids, first_block, a_p, bits, d, k, ct, nb, x, counts, status):
     # the device chunks of fleet_subset_selection; worker row r takes chunks r, r + w, ... and is
     # the only writer of counts[r]

@@ -27,14 +27,11 @@ from ...samplers._kernels import OK, STATE_WORDS, STATUS, _load, _rd_dyadic, _rd
 from ...samplers._nb_run import _rd_dyadic_run, run_table
 from .._kernels_common import CHUNK, _pos
 from ...samplers._nb_lanes import LANES, seed_device_ahead
-
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_njit_nrt = numba.njit(cache=True, nogil=True)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import ijit, jit, jit_nrt, pjit
 
 
-@_ijit
+
+@ijit
 def _ue_row(state, a_p, a_q, bits, ct, x, outrow, table):
     """outrow[i] = Bernoulli((i == x ? a_p : a_q) / 2^bits), i = 0..d-1; returns the status.
     Lazy: the items other than x as runs a byte of the stream at a time (table =
@@ -60,7 +57,7 @@ def _ue_row(state, a_p, a_q, bits, ct, x, outrow, table):
     return st
 
 
-@_njit_nrt
+@jit_nrt
 def release_unary_encoding(state, a_p, a_q, bits, ct, x, out):
     """status; out[:] = the d report bits for item x, written only on success."""
     st = np.int64(state[STATUS])
@@ -76,7 +73,7 @@ def release_unary_encoding(state, a_p, a_q, bits, ct, x, out):
     return st
 
 
-@_jit
+@jit
 def _chunk_ue(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, out, status,
               bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -90,7 +87,7 @@ def _chunk_ue(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, 
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, out, status, bits_out, table, nb):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):
@@ -101,7 +98,7 @@ def fleet_unary_encoding(key, device_ids, first_block, a_p, a_q, bits, ct, x, ou
                   a_p, a_q, bits, ct, x, out, status, bits_out)
 
 
-@_jit
+@jit
 def _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, lo, hi, first_block, a_p, a_q, bits, ct, x, row,
                      status):
     for i in range(lo, hi):
@@ -113,7 +110,7 @@ def _chunk_ue_counts(state, lanes, ahead, tmp, table, key, device_ids, lo, hi, f
                 row[j] += np.int64(tmp[j])
 
 
-@_pjit
+@pjit
 def fleet_unary_encoding_counts(key, device_ids, first_block, a_p, a_q, bits, ct, table, nb, x, counts, status):
     # the same device chunks as fleet_unary_encoding (so the same lane groups); worker row r
     # takes chunks r, r + w, r + 2w, ... and is the only writer of counts[r]

@@ -14,16 +14,14 @@ from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_bits, _rd_dyadic, _
 from ...samplers._nb_lanes import LANES, seed_device
 from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ..oracles._kernels_hadamard_response import _parity
+from ...samplers._nb_jit import ijit, jit, pjit
 
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@_ijit
+@ijit
 def _haar_one(state, h, a_p, k, ct, n_leaves, xi):
     """(status, l, j, b): one device's release of grid index xi (HaarHRR.release)."""
     st, l = _uniform_draw(state, h, ct)
@@ -53,7 +51,7 @@ def _haar_one(state, h, a_p, k, ct, n_leaves, xi):
     return OK, l, j, b
 
 
-@_jit
+@jit
 def _chunk_haar(state, lanes, key, device_ids, lo, hi, first_block, h, a_p, k, ct, n_leaves, x, out, status,
                 bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -69,7 +67,7 @@ def _chunk_haar(state, lanes, key, device_ids, lo, hi, first_block, h, a_p, k, c
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_haar_hrr(key, device_ids, first_block, h, a_p, k, ct, n_leaves, x, out, status, bits_out):
     """Device i's report (l, j, b) of grid index x[i] into out[i] (int64[n, 3])."""
     n = device_ids.shape[0]

@@ -16,13 +16,11 @@ from ...samplers._nb_lanes import LANES, seed_device
 from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ..oracles._kernels_local_hashing import _lh_one
 from ..oracles._kernels_randomized_response import _rr_rd
-
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import ijit, jit, pjit
 
 
-@_ijit
+
+@ijit
 def _hh_one(state, h, shifts, krr_levels, rr_t, rr_w0, rr_k, a_p, w, lbits, g, prime, ct, n_leaves, xi, empty):
     """(status, t, u, v, y): one device's release of grid index xi (HierarchicalHistogram.release)."""
     st, t = _uniform_draw(state, h, ct)
@@ -42,7 +40,7 @@ def _hh_one(state, h, shifts, krr_levels, rr_t, rr_w0, rr_k, a_p, w, lbits, g, p
     return st, t, u, v, y
 
 
-@_jit
+@jit
 def _chunk_hh(state, lanes, key, device_ids, lo, hi, first_block, h, shifts, krr_levels, rr_t, rr_w0, rr_k, a_p, w,
               lbits, g, prime, ct, n_leaves, x, empty, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -59,7 +57,7 @@ def _chunk_hh(state, lanes, key, device_ids, lo, hi, first_block, h, shifts, krr
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_hierarchical_histogram(key, device_ids, first_block, h, shifts, krr_levels, rr_t, rr_w0, rr_k, a_p, w, lbits,
                                  g, prime, ct, n_leaves, x, out, status, bits_out):
     """Device i's report (t, u, v, y) of grid index x[i] into out[i] (int64[n, 4]); shifts int64[h]:

@@ -16,13 +16,11 @@ from ...samplers import _kernels as K
 from ...samplers._kernels import OK, STATUS, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _store
 from ...samplers._nb_lanes import LANES
 from .._kernels_common import CHUNK, _pos, _seed_dev_lanes
-
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import ijit, jit, pjit
 
 
-@_ijit
+
+@ijit
 def _duchi_one(state, base_num, slope, total_bits, ct, i):
     """(status, y) for grid index i."""
     num = base_num + slope * np.uint64(i)
@@ -35,13 +33,13 @@ def _duchi_one(state, base_num, slope, total_bits, ct, i):
     return st, b
 
 
-@_jit
+@jit
 def _duchi_one_call(state, base_num, slope, total_bits, ct, i):
     """_duchi_one as a called (not inlined) function (see _kernels_piecewise._pm_one_call)."""
     return _duchi_one(state, base_num, slope, total_bits, ct, i)
 
 
-@_jit
+@jit
 def release_duchi(state, base_num, slope, total_bits, ct, i, n_levels):
     """(status, y) for grid index i in [0, n_levels); y is 0 unless the status is OK."""
     st = np.int64(state[STATUS])
@@ -53,7 +51,7 @@ def release_duchi(state, base_num, slope, total_bits, ct, i, n_levels):
     return st, np.int64(1 if b else 0)
 
 
-@_jit
+@jit
 def _chunk_duchi(state, lanes, key, device_ids, lo, hi, first_block, base_num, slope, total_bits, ct, x, out, status,
                  bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -67,7 +65,7 @@ def _chunk_duchi(state, lanes, key, device_ids, lo, hi, first_block, base_num, s
             bits_out[j] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_duchi(key, device_ids, first_block, base_num, slope, total_bits, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

@@ -14,16 +14,14 @@ from ._kernels_duchi import _duchi_one_call
 from ...samplers._nb_lanes import LANES
 from .._kernels_common import CHUNK, _pos, _seed_dev_lanes
 from ._kernels_piecewise import _pm_one_call
+from ...samplers._nb_jit import jit, pjit
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 
 
-@_jit
+@jit
 def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
     """(status, symbol) for grid index i.  Called, not inlined, and calling the Piecewise and
     Duchi draws likewise: inlined, their four copies (both branches of ct) made the first
@@ -56,7 +54,7 @@ def _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i):
     return OK, L + (_U1 if y else _U0)
 
 
-@_jit
+@jit
 def _chunk_hm(state, lanes, key, device_ids, lo, hi, first_block, b, a, w, prob_bits, bits, base_num, slope, ct, x, out,
               status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -70,7 +68,7 @@ def _chunk_hm(state, lanes, key, device_ids, lo, hi, first_block, b, a, w, prob_
             bits_out[n] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_hybrid(key, device_ids, first_block, b, a, w, prob_bits, bits, base_num, slope, ct, x, out, status,
                  bits_out):
     n = device_ids.shape[0]

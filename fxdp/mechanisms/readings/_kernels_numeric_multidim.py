@@ -27,13 +27,11 @@ from ._kernels_duchi import _duchi_one_call
 from ._kernels_hybrid import _hm_one
 from .._kernels_common import CHUNK, _pos, _seed_dev_lanes
 from ._kernels_piecewise import _pm_one_call
-
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import ijit, jit, pjit
 
 
-@_ijit
+
+@ijit
 def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x, tmp):
     """status; on OK tmp[:2k] holds the report (sampled attributes increasing, then reports).
     The base draws are called, not inlined: inlined here, with every base's draws (Hybrid holding
@@ -86,7 +84,7 @@ def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
     return OK
 
 
-@_jit
+@jit
 def release_numeric_multidim(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x, tmp, out):
     """status of one release of the d grid indices x; out[:2k] written only on success."""
     st = np.int64(state[STATUS])
@@ -107,7 +105,7 @@ def release_numeric_multidim(state, base, b, a, w, prob_bits, bits, base_num, sl
     return st
 
 
-@_jit
+@jit
 def _chunk_md(state, lanes, tmp, key, device_ids, lo, hi, first_block, base, b, a, w, prob_bits, bits, base_num,
               slope, ct, d, k, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -122,7 +120,7 @@ def _chunk_md(state, lanes, tmp, key, device_ids, lo, hi, first_block, base, b, 
             bits_out[n] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_numeric_multidim(key, device_ids, first_block, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
                      out, status, bits_out):
     n = device_ids.shape[0]

@@ -17,15 +17,13 @@ from ...samplers._kernels import (OK, STATUS, STATE_WORDS, _load, _rd_bits64, _r
                                   _store)
 from ...samplers._nb_lanes import LANES
 from .._kernels_common import CHUNK, _pos, _seed_dev_lanes
+from ...samplers._nb_jit import ijit, jit, pjit
 
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _U0 = np.uint64(0)
 
 
-@_ijit
+@ijit
 def _pm_one(state, a, w, prob_bits, bits, ct, i):
     """(status, j) for grid index i (uint64 parameters)."""
     buf, c = _load(state)
@@ -59,14 +57,14 @@ def _pm_one(state, a, w, prob_bits, bits, ct, i):
     return OK, (u + w if u >= iu else u)
 
 
-@_jit
+@jit
 def _pm_one_call(state, a, w, prob_bits, bits, ct, i):
     """_pm_one as a called (not inlined) function: Hybrid and the multi-dimensional readings call
     it from several places, and Numba's IR inlining of each copy costs seconds of compile."""
     return _pm_one(state, a, w, prob_bits, bits, ct, i)
 
 
-@_jit
+@jit
 def release_piecewise(state, a, w, prob_bits, bits, ct, i):
     """(status, j) for grid index i in [0, 2^bits]; j is 0 unless the status is OK."""
     st = np.int64(state[STATUS])
@@ -78,7 +76,7 @@ def release_piecewise(state, a, w, prob_bits, bits, ct, i):
     return st, np.int64(j)
 
 
-@_jit
+@jit
 def _chunk_pm(state, lanes, key, device_ids, lo, hi, first_block, a, w, prob_bits, bits, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
     for n in range(lo, hi):
@@ -91,7 +89,7 @@ def _chunk_pm(state, lanes, key, device_ids, lo, hi, first_block, a, w, prob_bit
             bits_out[n] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_piecewise(key, device_ids, first_block, a, w, prob_bits, bits, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

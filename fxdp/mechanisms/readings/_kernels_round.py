@@ -17,12 +17,11 @@ import numpy as np
 from ...samplers._kernels import OK, STATE_WORDS, _load, _rd_dyadic, _rd_dyadic_ct, _store
 from ...samplers._nb_lanes import LANES, seed_device
 from .._kernels_common import CHUNK, _pos
-
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import jit, pjit
 
 
-@_jit
+
+@jit
 def _chunk_round(state, lanes, key, device_ids, lo, hi, first_block, stream, frac_bits, ct, fine, out, status,
                  bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -50,7 +49,7 @@ def _chunk_round(state, lanes, key, device_ids, lo, hi, first_block, stream, fra
             bits_out[n] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_round(key, device_ids, first_block, stream, frac_bits, ct, fine, out, status, bits_out):
     n = device_ids.shape[0]
     for ch in numba.prange((n + CHUNK - 1) // CHUNK):

@@ -13,17 +13,16 @@ lazy and constant time):
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ...samplers import _kernels as K
 from ...samplers._kernels import OK, STATUS
 from ._kernels_piecewise import _pm_one, fleet_piecewise
+from ...samplers._nb_jit import jit
 
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
 
 
-@_jit
+@jit
 def release_square_wave(state, a, w, prob_bits, bits, ct, i):
     """(status, j) for grid index i in [0, 2^bits]; j is 0 unless the status is OK."""
     st = np.int64(state[STATUS])

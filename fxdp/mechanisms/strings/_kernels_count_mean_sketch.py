@@ -24,13 +24,11 @@ from ...samplers._nb_lanes import LANES, seed_device, seed_device_ahead
 from ...samplers._nb_strhash import strhash32
 from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ..oracles._kernels_unary_encoding import _ue_row
-
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import ijit, jit, pjit
 
 
-@_ijit
+
+@ijit
 def _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, xrow, outrow, table):
     """(status, j): one device's release into outrow (the bits of CountMeanSketch.release)."""
     st, j = _uniform_draw(state, k, ct)
@@ -40,7 +38,7 @@ def _cms_one(state, coeffs, shift, k, a_p, a_q, bits, ct, xrow, outrow, table):
     return st, j
 
 
-@_jit
+@jit
 def _chunk_cms(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, coeffs, shift, k, a_p, a_q, bits,
                ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -56,7 +54,7 @@ def _chunk_cms(state, lanes, ahead, table, key, device_ids, lo, hi, first_block,
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, out, status,
                             bits_out, table, nb):
     n = device_ids.shape[0]
@@ -68,7 +66,7 @@ def fleet_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, a_p,
                    coeffs, shift, k, a_p, a_q, bits, ct, x, out, status, bits_out)
 
 
-@_ijit
+@ijit
 def _hcms_one(state, coeffs, shift, k, m, a_q, bits, ct, xrow, outrow):
     """status; one device's HCMS release (the bits of HadamardCountMeanSketch.release): outrow[0..3)
     = (j, l, bit), written only on success."""
@@ -90,7 +88,7 @@ def _hcms_one(state, coeffs, shift, k, m, a_q, bits, ct, xrow, outrow):
     return st
 
 
-@_jit
+@jit
 def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shift, k, m, a_q, bits, ct, x, out, status,
                 bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -104,7 +102,7 @@ def _chunk_hcms(state, lanes, key, device_ids, lo, hi, first_block, coeffs, shif
             bits_out[i] = _pos(state)
 
 
-@_jit
+@jit
 def _parity32(v):
     v ^= v >> np.uint32(16)
     v ^= v >> np.uint32(8)
@@ -114,7 +112,7 @@ def _parity32(v):
     return np.uint8(v & np.uint32(1))
 
 
-@_pjit
+@pjit
 def fleet_hadamard_count_mean_sketch(key, device_ids, first_block, coeffs, shift, k, m, a_q, bits, ct, x, out,
                                      status, bits_out):
     n = device_ids.shape[0]
@@ -127,7 +125,7 @@ def fleet_hadamard_count_mean_sketch(key, device_ids, first_block, coeffs, shift
 
 # --- the server's side: the sketch from the reports, the candidates' cells
 
-@_jit
+@jit
 def sketch_counts(js, bits, counts):
     """counts[j][u] += bits[i][u] for every report i of index j = js[i] (counts int64[k, m])."""
     for i in range(js.shape[0]):
@@ -137,7 +135,7 @@ def sketch_counts(js, bits, counts):
             row[u] += np.int64(b[u])
 
 
-@_jit
+@jit
 def sketch_rows(rows, counts, n_j):
     """The sketch of device-form CMS reports rows uint8[n, m + 2] (j & 0xFF, j >> 8, the m bits):
     counts[j] += the bits, n_j[j] += 1.  Returns -1, or the first row whose j is >= k or whose bits
@@ -161,7 +159,7 @@ def sketch_rows(rows, counts, n_j):
     return -1
 
 
-@_jit
+@jit
 def hadamard_sign_rows(rows, signs, n_j):
     """The HCMS sketch of device-form reports rows uint32[n, 3] = (j, l, b): signs[j][l] += 1 - 2 b,
     n_j[j] += 1.  Returns -1, or the first row out of range (j >= k, l >= m or b > 1)."""
@@ -176,14 +174,14 @@ def hadamard_sign_rows(rows, signs, n_j):
     return -1
 
 
-@_jit
+@jit
 def hadamard_signs(js, ls, bs, signs):
     """signs[j][l] += 1 - 2 b for every report (j, l, b) (signs int64[k, m])."""
     for i in range(js.shape[0]):
         signs[np.int64(js[i]), np.int64(ls[i])] += np.int64(1) - np.int64(2) * np.int64(bs[i])
 
 
-@_jit
+@jit
 def candidate_cells(coeffs, rows, shift, out):
     """out[c][j] = h_j(candidate c) (rows: encoded candidates uint8[C, L + 1]; out int64[C, k])."""
     for c in range(rows.shape[0]):
@@ -193,7 +191,7 @@ def candidate_cells(coeffs, rows, shift, out):
 
 # --- fleets that keep only the sketch (O(w k m) memory, w workers)
 
-@_jit
+@jit
 def _chunk_cms_sketch(state, lanes, ahead, table, key, device_ids, lo, hi, first_block, coeffs, shift, k, a_p, a_q,
                       bits, ct, x, tmp, counts, n_j, status):
     for i in range(lo, hi):
@@ -207,7 +205,7 @@ def _chunk_cms_sketch(state, lanes, ahead, table, key, device_ids, lo, hi, first
             n_j[np.int64(j)] += 1
 
 
-@_pjit
+@pjit
 def fleet_count_mean_sketch_counts(key, device_ids, first_block, coeffs, shift, k, a_p, a_q, bits, ct, x, counts, n_j,
                                    status, table, nb):
     """The sketch of fleet_count_mean_sketch's reports: worker row r adds its devices' bits to

@@ -11,13 +11,13 @@ from ...samplers._nb_lanes import LANES, seed_device
 from ...samplers._nb_strhash import strhash32
 from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ..oracles._kernels_local_hashing import _lh_one
+from ...samplers._nb_jit import ijit, jit, pjit
 
 ITEM_BITS = 30               # prefix_extending.ITEM_BITS
 
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 
-@_pjit
+@pjit
 def item_support(a, b, y, items, g, prime, out):
     """out[c] = #{i : ((a_i items[c] + b_i) mod prime) mod g == y_i} (a, b < 2^31, items < 2^31:
     the product fits 62 bits).  For prime = 2^31 - 1 the reduction is two Mersenne folds, and
@@ -46,7 +46,7 @@ def item_support(a, b, y, items, g, prime, out):
         out[c] = s
 
 
-@_pjit
+@pjit
 def item_support_plain(a, b, y, items, g, prime, out):
     for c in numba.prange(items.shape[0]):
         v = np.uint64(items[c])
@@ -57,11 +57,9 @@ def item_support_plain(a, b, y, items, g, prime, out):
         out[c] = s
 
 
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 
 
-@_ijit
+@ijit
 def _pem_one(state, groups, levels, coeffs, a_p, w, bits, g, prime, ct, xrow, tmp):
     """(status, t, a, b, y): one device's release (the bits of PrefixExtending.release); tmp is
     uint8[L + 2] scratch for the group's prefix as an encoded string."""
@@ -77,7 +75,7 @@ def _pem_one(state, groups, levels, coeffs, a_p, w, bits, g, prime, ct, xrow, tm
     return st, t, a, b, y
 
 
-@_jit
+@jit
 def _chunk_pem(state, lanes, key, device_ids, lo, hi, first_block, groups, levels, coeffs, a_p, w, bits, g, prime, ct,
                x, tmp, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -93,7 +91,7 @@ def _chunk_pem(state, lanes, key, device_ids, lo, hi, first_block, groups, level
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_prefix_extending(key, device_ids, first_block, groups, levels, coeffs, a_p, w, bits, g, prime, ct, x, out,
                            status, bits_out):
     """Device i's report (t, a, b, y) into out[i] (int64[n, 4]): the bits of

@@ -19,13 +19,11 @@ from ...samplers._nb_lanes import LANES, seed_device, seed_device_ahead
 from ...samplers._nb_strhash import strhash32
 from .._kernels_common import CHUNK, _pos, _uniform_draw
 from ._kernels_count_mean_sketch import _cms_one, _hcms_one
-
-_ijit = numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import float_pjit, ijit, jit, pjit
 
 
-@_ijit
+
+@ijit
 def _fragment(state, G, rco, ct, xrow, frag):
     """(status, p): p = uniform_below(G), frag = the fragment string (3, r, x[2p] ^ r, x[2p + 1] ^
     rot4(r)) encoded (bytes past the vector read as 0)."""
@@ -40,12 +38,12 @@ def _fragment(state, G, rco, ct, xrow, frag):
     return st, p
 
 
-@_ijit
+@ijit
 def _rot4(r):
     return np.uint8(((r << np.uint8(4)) | (r >> np.uint8(4))) & np.uint8(0xFF))
 
 
-@_jit
+@jit
 def _chunk_sfp_cms(state, lanes, ahead, frag, key, device_ids, lo, hi, first_block, G, rco, fco, fshift, fk, wco,
                    wshift, wk, fa_p, fa_q, wa_p, wa_q, bits, ct, x, out, status, bits_out, ftable, wtable, mf):
     want_bits = bits_out.shape[0] > 0
@@ -70,7 +68,7 @@ def _chunk_sfp_cms(state, lanes, ahead, frag, key, device_ids, lo, hi, first_blo
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_sfp_cms(key, device_ids, first_block, G, rco, fco, fshift, fk, wco, wshift, wk, fa_p, fa_q, wa_p, wa_q,
                   bits, ct, x, out, status, bits_out, ftable, wtable, nb, mf):
     n = device_ids.shape[0]
@@ -84,7 +82,7 @@ def fleet_sfp_cms(key, device_ids, first_block, G, rco, fco, fshift, fk, wco, ws
                        bits_out, ftable, wtable, mf)
 
 
-@_jit
+@jit
 def _chunk_sfp_hcms(state, lanes, frag, key, device_ids, lo, hi, first_block, G, rco, fco, fshift, fk, wco, wshift,
                     wk, fm, fa_q, wm, wa_q, bits, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -104,7 +102,7 @@ def _chunk_sfp_hcms(state, lanes, frag, key, device_ids, lo, hi, first_block, G,
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_sfp_hcms(key, device_ids, first_block, G, rco, fco, fshift, fk, wco, wshift, wk, fm, fa_q, wm, wa_q, bits,
                    ct, x, out, status, bits_out):
     n = device_ids.shape[0]
@@ -118,7 +116,7 @@ def fleet_sfp_hcms(key, device_ids, first_block, G, rco, fco, fshift, fk, wco, w
 
 # --- the server: the fragment sketch's score of every fragment
 
-@_pjit
+@float_pjit     # the server's estimate: sums the debiased (float) cell estimates of the sketch
 def fragment_scores(x, coeffs, shift, rs, c0s, c1s, ps, out):
     """out[i, (a * len(c0s) + b) * len(c1s) + c] = sum_j x[ps[i], j, h_j(fragment)], the fragment of
     r = rs[a] and bytes c0s[b], c1s[c] being (r, c0 ^ r, c1 ^ rot4(r)):

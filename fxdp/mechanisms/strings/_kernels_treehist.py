@@ -15,12 +15,11 @@ from ...samplers._nb_lanes import LANES, seed_device
 from .._kernels_common import CHUNK, _pos
 from ._kernels_count_mean_sketch import _hcms_one
 from ._kernels_prefix_extending import _pem_one
-
-_jit = numba.njit(cache=True, nogil=True, _nrt=False)
-_pjit = numba.njit(cache=True, nogil=True, parallel=True)
+from ...samplers._nb_jit import jit, pjit
 
 
-@_jit
+
+@jit
 def _chunk_treehist(state, lanes, tmp, word, key, device_ids, lo, hi, first_block, groups, levels, pco, a_p, w, lbits,
                     g, prime, wco, wshift, k, m, a_q, bits, ct, x, out, status, bits_out):
     want_bits = bits_out.shape[0] > 0
@@ -39,7 +38,7 @@ def _chunk_treehist(state, lanes, tmp, word, key, device_ids, lo, hi, first_bloc
             bits_out[i] = _pos(state)
 
 
-@_pjit
+@pjit
 def fleet_treehist(key, device_ids, first_block, groups, levels, pco, a_p, w, lbits, g, prime, wco, wshift, k, m, a_q,
                    bits, ct, x, out, status, bits_out):
     n = device_ids.shape[0]
