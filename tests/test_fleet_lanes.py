@@ -28,7 +28,7 @@ def test_rfc8439_block_vector_through_the_lanes():
     dev = (0x4A000000 << 32) | 0x09000000
     ids = np.array([7, dev, 3], dtype=np.uint64)
     x = np.zeros((16, LANES), np.uint32)
-    lane_blocks(key, ids, 1, 1, 1, 0, x)
+    lane_blocks(key, ids, 1, 1, np.uint32(1), np.uint32(0), x)
     expect = bytes.fromhex(
         "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
         "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e")
@@ -53,7 +53,7 @@ def test_lane_blocks_compile_for_the_widest_vectors():
     if avx512:
         assert "zmm" in "".join(fresh.inspect_asm().values())
     y = np.zeros_like(x)
-    lane_blocks(key, ids, 0, LANES, 0, 0, y)
+    lane_blocks(key, ids, 0, LANES, np.uint32(0), np.uint32(0), y)
     assert (x == y).all()
     # the same body without the call: no attribute (and on hosts whose CPU LLVM tunes for 256-bit
     # vectors, e.g. Intel Xeon Skylake-SP to Emerald Rapids, no zmm)
@@ -80,7 +80,7 @@ def test_lane_blocks_equal_the_scalar_block(count):
         counter = int(rng.choice([0, 1, 0xFFFFFFFE, int(rng.integers(0, 1 << 32))]))
         stream = int(rng.integers(0, 1 << 32))
         x = np.full((16, LANES), 0xA5A5A5A5, np.uint32)
-        lane_blocks(key, ids, base, count, counter, stream, x)
+        lane_blocks(key, ids, base, count, np.uint32(counter), np.uint32(stream), x)
         for l in range(count):
             assert (x[:, l] == _scalar(key, int(ids[base + l]), counter, stream)).all(), (l, counter)
 
@@ -90,7 +90,7 @@ def test_seed_lane_is_the_scalar_state_after_its_first_refill(first_block):
     key = np.arange(11, 19, dtype=np.uint32)
     ids = np.array([2**40 + 5, 9, 2**63 + 1], dtype=np.uint64)
     x = np.zeros((16, LANES), np.uint32)
-    lane_blocks(key, ids, 0, 3, first_block, 0, x)
+    lane_blocks(key, ids, 0, 3, np.uint32(first_block), np.uint32(0), x)
     for l in range(3):
         lane = np.zeros(C.STATE_WORDS, np.uint32)
         seed_lane(lane, key, ids[l], first_block, 0, x, l)
@@ -145,7 +145,7 @@ def test_blocks_computed_ahead_are_the_blocks_the_scalar_stream_serves(version, 
         out = np.zeros((n, words), np.uint64)
         pos = np.zeros(n, np.int64)
         status = np.zeros(n, np.uint32)
-        _ahead_chunk(key, ids, 0, n, first_block, nb, words, out, pos, status)
+        _ahead_chunk(key, ids, 0, n, np.uint32(first_block), nb, words, out, pos, status)
         assert (out == want).all(), nb
         assert (int(pos[-1]), int(status[-1])) == (want_pos, want_status)
         assert (int(pos[0]), int(status[0])) == first

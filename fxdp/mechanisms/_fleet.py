@@ -29,13 +29,22 @@ def check_first_block(fb):
     return fb
 
 
+def writable(x):
+    """x, or a writable copy of a read-only array (np.broadcast_to, a memory map, an Arrow column).
+    Numba compiles a kernel once per argument type, and a read-only array is a type of its own: a
+    fleet over read-only inputs would compile its kernel a second time (10-20 s for the largest)."""
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
+        return x.copy()
+    return x
+
+
 def simulate_detailed(m, values, seed, device_ids=None, first_block=None, want_bits=True, device_form=False):
     """Run m's fleet kernel.  Returns (out, status, bits_used, ids); inputs validated first
     (ValueError).  out has the shape simulate returns.  device_form: values are already in the
     device form (``m.device_inputs``) rather than what ``m.simulate`` takes (``m.fleet_inputs``)."""
     key = check_seed(seed)
     fb = np.uint32(check_first_block(first_block))
-    x = m.device_inputs(values) if device_form else m.fleet_inputs(values)
+    x = writable(m.device_inputs(values) if device_form else m.fleet_inputs(values))
     n = x.shape[0]
     ids = check_device_ids(device_ids, n)
     status = np.zeros(n, dtype=np.uint8)
@@ -59,7 +68,7 @@ def support_counts(m, values, seed, device_ids, first_block, chunk, kernel, para
     import numba
     key = check_seed(seed)
     fb = np.uint32(check_first_block(first_block))
-    x = m.fleet_inputs(values)
+    x = writable(m.fleet_inputs(values))
     ids = check_device_ids(device_ids, x.shape[0])
     status = np.zeros(x.shape[0], dtype=np.uint8)
     workers = max(1, min(numba.get_num_threads(), -(-x.shape[0] // chunk)))

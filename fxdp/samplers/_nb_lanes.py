@@ -212,7 +212,7 @@ def seed_device(state, lanes, key, device_ids, i, lo, hi, first_block, stream):
     first blocks of the next (up to) LANES devices go into lanes, then state <- seed_lane."""
     l = (i - lo) % LANES
     if l == 0:
-        lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, stream, lanes)
+        lane_blocks(key, device_ids, i, min(hi - i, LANES), np.uint32(first_block), np.uint32(stream), lanes)
     seed_lane(state, key, device_ids[i], first_block, stream, lanes, l)
 
 
@@ -235,14 +235,14 @@ def seed_device_ahead(state, lanes, ahead, key, device_ids, i, lo, hi, first_blo
     l = (i - lo) % LANES
     if l == 0:
         cnt = min(hi - i, LANES)
-        lane_blocks(key, device_ids, i, cnt, first_block, stream, lanes)
+        lane_blocks(key, device_ids, i, cnt, np.uint32(first_block), np.uint32(stream), lanes)
         fke = fast_key_erasure(key)
         for j in range(nb):
             ctr = np.uint32(np.uint32(first_block) + np.uint32(1 + j))
             if fke:
-                lane_blocks_fke(lanes if j == 0 else ahead[j - 1], device_ids, i, cnt, ctr, stream, ahead[j])
+                lane_blocks_fke(lanes if j == 0 else ahead[j - 1], device_ids, i, cnt, ctr, np.uint32(stream), ahead[j])
             else:
-                lane_blocks(key, device_ids, i, cnt, ctr, stream, ahead[j])
+                lane_blocks(key, device_ids, i, cnt, ctr, np.uint32(stream), ahead[j])
     seed_lane(state[:STATE_WORDS], key, device_ids[i], first_block, stream, lanes, l)
     if nb > 0 and np.uint32(first_block) != LAST_COUNTER:
         for j in range(nb):
@@ -273,7 +273,7 @@ def start_device_fast(state, lanes, key, device_ids, i, lo, hi, first_block, str
     state (at first_block = 0xFFFFFFFF, where no block is served)."""
     l = (i - lo) % LANES
     if l == 0:
-        lane_blocks(key, device_ids, i, min(hi - i, LANES), first_block, stream, lanes)
+        lane_blocks(key, device_ids, i, min(hi - i, LANES), np.uint32(first_block), np.uint32(stream), lanes)
     if np.uint32(first_block) == LAST_COUNTER:
         restart_device(state, lanes, key, device_ids, i, lo, first_block, stream)
         return False

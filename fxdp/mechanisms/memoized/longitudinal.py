@@ -235,7 +235,7 @@ class _Longitudinal(ItemOracle):
             return np.ascontiguousarray(x), False
         x = self.fleet_inputs(values)
         r = 1 if rounds is None else check_int("rounds", rounds, 1, MAX_ROUNDS)
-        return np.ascontiguousarray(np.broadcast_to(x, (r, x.shape[0]))), rounds is None
+        return np.array(np.broadcast_to(x, (r, x.shape[0])), order="C"), rounds is None   # writable: one kernel signature
 
     def simulate_detailed(self, values, seed, rounds=None, device_ids=None, first_block=None):
         """(out, status uint8 (n,), bits_used int64 (n,), ids): the fleet kernel without raising

@@ -66,17 +66,20 @@ def _md_one(state, base, b, a, w, prob_bits, bits, base_num, slope, ct, d, k, x,
         st = ERR_RANGE
     if st != OK:
         return st
+    # the base draws take ct as a bool, as Hybrid's and the one-attribute fleets pass it: an int64
+    # would be another signature, so another compile of each (Numba compiles one per argument type)
+    ctb = ct != 0
     for q in range(k):
         i = x[tmp[q]]
         y = np.int64(0)
         if base == 0:
-            st, bit = _duchi_one_call(state, base_num, slope, prob_bits + bits, ct, i)
+            st, bit = _duchi_one_call(state, base_num, slope, prob_bits + bits, ctb, i)
             y = np.int64(1) if bit else np.int64(0)
         elif base == 1:
-            st, j = _pm_one_call(state, a, w, prob_bits, bits, ct, i)
+            st, j = _pm_one_call(state, a, w, prob_bits, bits, ctb, i)
             y = np.int64(j)
         else:
-            st, s = _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ct, i)
+            st, s = _hm_one(state, b, a, w, prob_bits, bits, base_num, slope, ctb, i)
             y = np.int64(s)
         if st != OK:
             return st
