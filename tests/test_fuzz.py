@@ -45,7 +45,14 @@ def _run_fuzz(*args, timeout):
                           text=True, timeout=timeout)
 
 
-def test_fuzz_entries_are_the_eva_drivers(tmp_path):
+@pytest.fixture(scope="module")
+def fuzz_out(tmp_path_factory):
+    """The build directory of this file's runs over csrc/: run_fuzz.build reuses a target built from
+    the same sources and flags, so the target is built once (about 20 CPU s) for both tests."""
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def test_fuzz_entries_are_the_eva_drivers(fuzz_out):
     """Every Eva driver (hence every public entry point, test_eva checks that) is a fuzz entry, and
     the built target lists each in its generated table."""
     run_eva = _import("run_eva", ROOT / "tools" / "eva")
@@ -53,8 +60,8 @@ def test_fuzz_entries_are_the_eva_drivers(tmp_path):
     assert run_fuzz.entries() == list(run_eva.drivers())
     assert len(run_fuzz.entries()) >= 65
     assert shutil.which("clang"), "clang not installed: apt-get install clang libclang-rt-14-dev (CI does)"
-    run_fuzz.build(tmp_path)
-    table = (tmp_path / "fuzz_entries.h").read_text()
+    run_fuzz.build(fuzz_out)
+    table = (fuzz_out / "fuzz_entries.h").read_text()
     assert [n for n in run_fuzz.entries() if f"X({n})" not in table] == []
 
 
@@ -81,14 +88,15 @@ def test_fuzz_catches_a_planted_bug(tmp_path):
 
 
 @pytest.mark.slow
-def test_fuzz_every_entry_point(tmp_path):
+def test_fuzz_every_entry_point(tmp_path, fuzz_out):
     """Every driver fuzzed for RUNS_PER_ENTRY (2 * 10^5) executions from an empty corpus: no sanitizer
     report, crash or hang, every driver executed that many times (libFuzzer's count and the
     target's own per-driver counter), and the corpora reach library code."""
     assert shutil.which("clang"), "clang not installed: apt-get install clang libclang-rt-14-dev (CI does)"
     run_fuzz = _import("run_fuzz", FUZZ)
     n = len(run_fuzz.entries())
-    out, result, log = tmp_path / "fuzz", tmp_path / "result.json", tmp_path / "run_fuzz.log"
+    out, result, log = fuzz_out, tmp_path / "result.json", tmp_path / "run_fuzz.log"
+    assert not (out / "corpus").exists()                # from an empty corpus
     cmd = [sys.executable, str(FUZZ / "run_fuzz.py"), "--runs", str(RUNS_PER_ENTRY), "-j", str(JOBS),
            "--budget", str(CAP_PER_DRIVER_S * n), "--out", str(out), "--json", str(result), "--coverage"]
     # its own process group, so that a timeout kills the libFuzzer children too; output to a file
