@@ -133,7 +133,8 @@ SIGS = kernel_signatures()
 @pytest.mark.parametrize("fn,argtypes", SIGS, ids=[f"{f.__name__}{i}" for i, (f, _) in enumerate(SIGS)])
 def test_no_floating_point(fn, argtypes):
     """Each sampler kernel compiles, through the integer-only check, with the argument types it is
-    called with (a compile the parity tests would make anyway: it goes to Numba's cache)."""
+    called with (the compile goes to Numba's cache, where a parity test calling the kernel with
+    these types finds it)."""
     assert fn._compiler.pipeline_class is J.IntegerOnlyCompiler
     fn.compile(tuple(argtypes))
     assert tuple(argtypes) in fn.overloads
